@@ -1,0 +1,113 @@
+"""Defensive readers for JSON-like input: every malformed value becomes a Problem.
+
+The engine accepts anything a JSON decoder (or a careless caller) can produce; these
+helpers turn wrong types, fractions, booleans posing as numbers and out-of-range values
+into field-path problems instead of exceptions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import Problems
+
+#: The largest number any count, bonus or point total may be: far above any real game,
+#: far below anything that could overflow a database column.
+SANE_BOUND = 1_000_000
+
+
+def whole_number(value: Any) -> int | None:
+    """``value`` as an int when it is a whole number (``3`` or ``3.0``), else ``None``.
+
+    Booleans are refused: ``true`` is not a count.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    return None
+
+
+def read_int(
+    problems: Problems,
+    value: Any,
+    field: str,
+    *,
+    low: int = 0,
+    high: int = SANE_BOUND,
+    what: str = "This",
+) -> int | None:
+    """Read a whole number in ``[low, high]``; record a problem and return None otherwise."""
+    number = whole_number(value)
+    if number is None:
+        problems.add(field, f"{what} must be a whole number.")
+        return None
+    if number < low:
+        if low == 0:
+            problems.add(field, f"{what} cannot be negative.")
+        else:
+            problems.add(field, f"{what} must be at least {low}.")
+        return None
+    if number > high:
+        problems.add(field, f"{what} must be at most {high}.")
+        return None
+    return number
+
+
+def read_text(
+    problems: Problems, value: Any, field: str, *, max_length: int, required: bool = True
+) -> str | None:
+    """Read a string without NUL characters (PostgreSQL refuses them), trimmed."""
+    if not isinstance(value, str):
+        problems.add(field, "This must be text.")
+        return None
+    if "\x00" in value:
+        problems.add(field, "This text contains a NUL character.")
+        return None
+    text = value.strip()
+    if required and not text:
+        problems.add(field, "This cannot be empty.")
+        return None
+    if len(text) > max_length:
+        problems.add(field, f"This must be at most {max_length} characters.")
+        return None
+    return text
+
+
+def read_mapping(problems: Problems, value: Any, field: str) -> Mapping[str, Any] | None:
+    """Read an object whose keys are strings."""
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+        problems.add(field, "This must be an object with named fields.")
+        return None
+    return value
+
+
+def read_list(problems: Problems, value: Any, field: str) -> list[Any] | None:
+    """Read a list (a JSON array); tuples are accepted too."""
+    if not isinstance(value, list | tuple):
+        problems.add(field, "This must be a list.")
+        return None
+    return list(value)
+
+
+def unknown_keys(
+    problems: Problems,
+    data: Mapping[str, Any],
+    allowed: tuple[str, ...] | frozenset[str],
+    path: str,
+) -> None:
+    """Record a problem for every key of ``data`` that is not ``allowed``."""
+    for key in data:
+        if key not in allowed:
+            problems.add(join(path, key), f"Unknown field {key!r}.")
+
+
+def join(path: str, key: str | int) -> str:
+    """Build a field path: ``join("sides[1]", "melded")`` -> ``"sides[1].melded"``."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key

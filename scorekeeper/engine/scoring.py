@@ -1,0 +1,206 @@
+"""Deal scoring (RULES.md section 2) and its validation (section 3)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ._read import read_int, read_list, read_mapping, unknown_keys
+from .entries import SideEntry, read_side
+from .errors import EntryError, Problems
+from .resolve import resolve_rules
+from .rules import RuleSet
+from .supply import check_books, check_supply
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """A side's deal score and its parts; left amounts are the (positive) amounts taken off."""
+
+    card_points: int
+    book_bonus: int
+    red_threes: int
+    going_out: int
+    exact_draws: int
+    left_points: int
+    red_threes_left: int
+    total: int
+
+    def as_dict(self) -> dict[str, int]:
+        """The JSON shape of RULES.md section 6."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class DealScore:
+    """A scored deal: its number, its minimum meld and each side's breakdown, in order."""
+
+    deal: int
+    minimum_meld: int
+    sides: tuple[Breakdown, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON response of ``POST /api/v1/score``."""
+        return {
+            "deal": self.deal,
+            "minimum_meld": self.minimum_meld,
+            "sides": [b.as_dict() for b in self.sides],
+        }
+
+
+def score_side(rules: RuleSet, entry: SideEntry) -> Breakdown:
+    """Score one side's entry under ``rules`` without validating it (see ``score_deal``)."""
+    card_points = entry.melded.value(rules)
+    book_bonus = sum(n * rules.book_bonus_of(kind) for kind, n in entry.books.items())
+    per_three = rules.red_three.laid if entry.has_melded() else rules.red_three.laid_without_meld
+    red_threes = entry.red_threes * per_three
+    going_out = rules.going_out_bonus if entry.went_out else 0
+    exact_draws = entry.exact_draws * rules.exact_draw_bonus
+    left_points = entry.left.value(rules)
+    red_threes_left = -entry.red_threes_left * rules.red_three.left
+    total = (
+        card_points + book_bonus + red_threes + going_out + exact_draws
+        - left_points - red_threes_left
+    )  # fmt: skip
+    return Breakdown(
+        card_points=card_points,
+        book_bonus=book_bonus,
+        red_threes=red_threes,
+        going_out=going_out,
+        exact_draws=exact_draws,
+        left_points=left_points,
+        red_threes_left=red_threes_left,
+        total=total,
+    )
+
+
+def score_deal(
+    rules: RuleSet,
+    deal: Any,
+    players: Any,
+    sides: Any,
+    side_sizes: Sequence[int] | None = None,
+) -> DealScore:
+    """Validate a whole deal (see ``read_deal_entries``) and score every side."""
+    deal_no, entries = read_deal_entries(rules, deal, players, sides, side_sizes)
+    return score_entries(rules, deal_no, entries)
+
+
+def score_entries(rules: RuleSet, deal: int, entries: Sequence[SideEntry]) -> DealScore:
+    """Score entries that are already valid (read by ``read_deal_entries``, or stored)."""
+    return DealScore(
+        deal=deal,
+        minimum_meld=rules.minimum_meld.for_deal(deal),
+        sides=tuple(score_side(rules, e) for e in entries),
+    )
+
+
+def read_deal_entries(
+    rules: RuleSet,
+    deal: Any,
+    players: Any,
+    sides: Any,
+    side_sizes: Sequence[int] | None = None,
+) -> tuple[int, tuple[SideEntry, ...]]:
+    """Read and validate a whole deal: its number, the players and every side's entry.
+
+    ``sides`` holds a ``SideEntry`` or a JSON-like dict per side. Every problem is collected
+    (RULES.md section 3) and raised together as ``EntryError``. ``side_sizes``, when the
+    caller knows them (a recorded match does), adds the check that a player who went out
+    alone has no cards left.
+    """
+    problems = Problems()
+    deal_no = read_deal(problems, rules, deal)
+    count = _read_players(problems, rules, players)
+    raw_sides = read_list(problems, sides, "sides")
+    entries = _read_sides(problems, rules, raw_sides or [], count)
+    if entries is not None and count is not None:
+        check_supply(problems, rules, rules.deck_count(count), entries)
+        for i, entry in enumerate(entries):
+            check_books(problems, rules, entry, f"sides[{i}]")
+        _check_going_out(problems, rules, entries, side_sizes)
+    problems.raise_if_any(EntryError)
+    assert deal_no is not None and entries is not None
+    return deal_no, tuple(entries)
+
+
+def read_deal(problems: Problems, rules: RuleSet, deal: Any, field: str = "deal") -> int | None:
+    """Read a deal number of this game (1 to ``rules.deals``)."""
+    number = read_int(problems, deal, field, what="The deal number")
+    if number is not None and not 1 <= number <= rules.deals:
+        problems.add(field, f"This game has {rules.deals} deals; there is no deal {number}.")
+        return None
+    return number
+
+
+def _read_players(problems: Problems, rules: RuleSet, players: Any) -> int | None:
+    count = read_int(problems, players, "players", low=1, high=100, what="The number of players")
+    if count is not None and count not in rules.player_counts:
+        allowed = ", ".join(str(n) for n in rules.player_counts)
+        problems.add("players", f"{rules.name} is played by {allowed} players, not {count}.")
+        return None
+    return count
+
+
+def _read_sides(
+    problems: Problems, rules: RuleSet, raw: list[Any], players: int | None
+) -> list[SideEntry] | None:
+    if len(raw) < 2:
+        problems.add("sides", "At least two sides play a deal.")
+    elif players is not None and len(raw) > players:
+        problems.add("sides", f"{players} players cannot make {len(raw)} sides.")
+    entries = []
+    for i, item in enumerate(raw):
+        entry = (
+            item if isinstance(item, SideEntry) else read_side(problems, item, f"sides[{i}]", rules)
+        )
+        if entry is not None:
+            entries.append(entry)
+    return entries if len(entries) == len(raw) >= 2 else None
+
+
+def _check_going_out(
+    problems: Problems,
+    rules: RuleSet,
+    entries: list[SideEntry],
+    side_sizes: Sequence[int] | None,
+) -> None:
+    gone = [i for i, e in enumerate(entries) if e.went_out]
+    for i in gone[1:]:
+        problems.add(f"sides[{i}].went_out", "Only one side can go out in a deal.")
+    for i in gone:
+        entry = entries[i]
+        for kind, needed in rules.going_out_requires.items():
+            have = entry.books.get(kind, 0)
+            if have < needed:
+                name = rules.book_name(kind)
+                problems.add(
+                    f"sides[{i}].books.{kind}",
+                    f"Going out needs {needed} {name} book{'s' if needed != 1 else ''};"
+                    f" this side has {have}.",
+                )
+        alone = side_sizes is not None and side_sizes[i] == 1
+        if alone and (not entry.left.is_empty() or entry.red_threes_left):
+            problems.add(f"sides[{i}].left", "A player who went out has no cards left.")
+
+
+REQUEST_KEYS = ("rules", "deal", "players", "sides")
+
+
+def score_request(data: Any) -> DealScore:
+    """Answer the JSON request of ``POST /api/v1/score``; raise EntryError listing problems."""
+    problems = Problems()
+    request = read_mapping(problems, data, "request")
+    if request is None:
+        raise EntryError(problems.items)
+    unknown_keys(problems, request, REQUEST_KEYS, "")
+    rules = resolve_rules(problems, request.get("rules"))
+    if rules is None:
+        raise EntryError(problems.items)
+    try:
+        score = score_deal(rules, request.get("deal"), request.get("players"), request.get("sides"))
+    except EntryError as error:
+        raise EntryError([*problems.items, *error.problems]) from None
+    problems.raise_if_any(EntryError)
+    return score
