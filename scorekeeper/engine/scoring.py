@@ -137,10 +137,18 @@ def read_deal(problems: Problems, rules: RuleSet, deal: Any, field: str = "deal"
 def _read_players(problems: Problems, rules: RuleSet, players: Any) -> int | None:
     count = read_int(problems, players, "players", low=1, high=100, what="The number of players")
     if count is not None and count not in rules.player_counts:
-        allowed = ", ".join(str(n) for n in rules.player_counts)
-        problems.add("players", f"{rules.name} is played by {allowed} players, not {count}.")
+        problems.add(
+            "players",
+            f"{rules.name} is played by {_or_list(rules.player_counts)} players, not {count}.",
+        )
         return None
     return count
+
+
+def _or_list(numbers: Sequence[int]) -> str:
+    """``(2, 3, 4)`` -> ``"2, 3 or 4"``."""
+    words = [str(n) for n in numbers]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
 def _read_sides(
