@@ -54,14 +54,16 @@ def _check_natural_supply(
 ) -> None:
     """Every span of ranks (a rank, a range, all naturals) holds 4 cards a rank a deck.
 
-    Overlapping keys are allowed (a side may count kings alone and 8-K too); a span is
-    checked against all keys inside it, and a span is not reported again when a smaller
-    span inside it already was.
+    Overlapping keys are allowed (a side may count kings alone and 8-K too); every span
+    of adjacent ranks, not only the keys' own, is checked against all keys inside it:
+    20 eights, 100 of 9-K and one of 8-9 each fit alone but not together. (Keys are spans
+    of adjacent ranks, so checking every such span finds every impossible entry.) A span
+    is not reported again when a smaller span inside it already was.
     """
-    spans = {rank_span(k) for _, b in blocks for k in b.counts} - {None}
-    spans.add(NATURAL_RANKS)
+    count = len(NATURAL_RANKS)
+    spans = [NATURAL_RANKS[i:j] for i in range(count) for j in range(i + 1, count + 1)]
     reported_spans: list[set[str]] = []
-    for span in sorted((s for s in spans if s is not None), key=len):
+    for span in sorted(spans, key=len):
         ranks = set(span)
         inside = [
             (path, key, n)
@@ -113,7 +115,7 @@ def check_books(problems: Problems, rules: RuleSet, entry: SideEntry, path: str)
     if BOOK_SIZE * total_books > cards:
         problems.add(
             f"{path}.books",
-            f"{total_books} book{'s' if total_books != 1 else ''} need at least"
+            f"{total_books} {'book needs' if total_books == 1 else 'books need'} at least"
             f" {BOOK_SIZE * total_books} cards on the table; the side reports {cards}.",
         )
         return
