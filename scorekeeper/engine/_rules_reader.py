@@ -38,7 +38,8 @@ def read_rule_set(data: Any) -> RuleSet:
         raise RuleSetError(problems.items)
     unknown_keys(problems, root, REQUIRED_KEYS + OPTIONAL_KEYS, "")
     for key in REQUIRED_KEYS:
-        if key not in root:
+        # A JSON null is as good as missing: the readers below skip None values.
+        if root.get(key) is None:
             problems.add(key, "This field is required.")
     get = root.get
 
@@ -58,7 +59,7 @@ def read_rule_set(data: Any) -> RuleSet:
     red_three = _red_three(problems, get("red_three"))
     going_out = _value(problems, get("going_out_bonus"), "going_out_bonus", 0, BONUS_BOUND)
     conditions = _conditions(problems, get("going_out_conditions", []))
-    exact = _value(problems, get("exact_draw_bonus", 0), "exact_draw_bonus", 0, BONUS_BOUND)
+    exact = read_int(problems, get("exact_draw_bonus", 0), "exact_draw_bonus", high=BONUS_BOUND)
     tie = get("tie")
     if "tie" in root and tie not in TIE_RULES:
         problems.add("tie", "A tie for first can only be a draw.")
@@ -71,10 +72,6 @@ def read_rule_set(data: Any) -> RuleSet:
             "book_bonus.dirty",
             "Dirty books are allowed, but the wild-card limit lets no book hold a wild card.",
         )
-    if specials and bonus:
-        for i, special in enumerate(specials):
-            if special.key in BOOK_KINDS:
-                problems.add(join(f"special_books[{i}]", "key"), "This name is a standard kind.")
 
     problems.raise_if_any(RuleSetError)
     assert ident is not None and layouts is not None and decks is not None
@@ -296,6 +293,9 @@ def _special_books(problems: Problems, value: Any) -> tuple[SpecialBook, ...] | 
         key = data.get("key")
         if not isinstance(key, str) or not SLUG.match(key):
             problems.add(join(field, "key"), "The key must be lower-case letters and digits.")
+            key = None
+        elif key in BOOK_KINDS:
+            problems.add(join(field, "key"), "This name is a standard kind.")
             key = None
         elif any(b.key == key for b in books):
             problems.add(join(field, "key"), "Two special books have this key.")

@@ -1,0 +1,90 @@
+"""The application factory, made of named ``register_*`` steps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+from .config import load_settings
+from .extensions import babel, csrf, db, htmx, migrate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the Flask app; ``test_config`` overrides every other setting."""
+    app = Flask(
+        "scorekeeper",
+        instance_relative_config=True,
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+    )
+    load_settings(app, test_config)
+    register_extensions(app)
+    register_blueprints(app)
+    register_errorhandlers(app)
+    register_templating(app)
+    register_security_headers(app)
+    register_commands(app)
+    return app
+
+
+def register_extensions(app: Flask) -> None:
+    """Bind the extensions; tune SQLite connections (foreign keys, WAL, BEGIN IMMEDIATE)."""
+    from .database import tune_sqlite
+
+    db.init_app(app)
+    migrate.init_app(app, db, directory=str(ROOT / "migrations"), render_as_batch=True)
+    csrf.init_app(app)
+    htmx.init_app(app)
+    babel.init_app(app)
+    with app.app_context():
+        tune_sqlite(db.engine)
+
+
+def register_blueprints(app: Flask) -> None:
+    """Mount every area of the app."""
+    from .web.api.views import bp as api_bp
+    from .web.clubs.views import bp as clubs_bp
+    from .web.home.views import bp as home_bp
+    from .web.matches.views import bp as matches_bp
+    from .web.meld.views import bp as meld_bp
+    from .web.rules.views import bp as rules_bp
+
+    app.register_blueprint(home_bp)
+    app.register_blueprint(matches_bp)
+    app.register_blueprint(meld_bp)
+    app.register_blueprint(rules_bp)
+    app.register_blueprint(clubs_bp)
+    app.register_blueprint(api_bp)
+    csrf.exempt(api_bp)  # the JSON API saves nothing
+
+
+def register_errorhandlers(app: Flask) -> None:
+    """Friendly pages for 400/404/405/413 and a JSON body under /api/."""
+    from .web.errors import register
+
+    register(app)
+
+
+def register_templating(app: Flask) -> None:
+    """Template globals and filters shared by every page."""
+    from .web.templating import register
+
+    register(app)
+
+
+def register_security_headers(app: Flask) -> None:
+    """A strict Content-Security-Policy: nothing loads from another host, no inline code."""
+    from .web.security import register
+
+    register(app)
+
+
+def register_commands(app: Flask) -> None:
+    """``flask`` commands of the app."""
+    from .commands import register
+
+    register(app)

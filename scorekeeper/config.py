@@ -1,0 +1,58 @@
+"""Settings: defaults here, then the instance folder's config.py, then the environment."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+ENV_PREFIX = "SCOREKEEPER_"
+
+
+class Defaults:
+    """The defaults: SQLite in the instance folder, CSRF on, sessions that last a night."""
+
+    SQLALCHEMY_ENGINE_OPTIONS: dict[str, Any] = {"pool_pre_ping": True}
+    WTF_CSRF_TIME_LIMIT = None  # a game night is longer than an hour
+    MAX_CONTENT_LENGTH = 256 * 1024
+    BABEL_DEFAULT_LOCALE = "en"
+    SESSION_COOKIE_SAMESITE = "Lax"
+    RECENT_MATCHES = 10
+
+
+def load_settings(app: Flask, test_config: dict[str, Any] | None) -> None:
+    """Apply defaults, the instance config, the environment, then ``test_config``."""
+    app.config.from_object(Defaults)
+    app.config.from_pyfile("config.py", silent=True)
+    app.config.from_prefixed_env(ENV_PREFIX.rstrip("_"))
+    if os.environ.get("DATABASE_URL"):
+        app.config["SQLALCHEMY_DATABASE_URI"] = normalise_db_url(os.environ["DATABASE_URL"])
+    if test_config:
+        app.config.update(test_config)
+    app.config.setdefault(
+        "SQLALCHEMY_DATABASE_URI",
+        "sqlite:///" + str(Path(app.instance_path) / "scorekeeper.sqlite3"),
+    )
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = _instance_secret(Path(app.instance_path))
+
+
+def normalise_db_url(url: str) -> str:
+    """``postgres://`` and ``postgresql://`` URLs use the psycopg 3 driver."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def _instance_secret(instance: Path) -> str:
+    """A secret key kept in the instance folder, made on first start."""
+    instance.mkdir(parents=True, exist_ok=True)
+    path = instance / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_hex(32))
+        path.chmod(0o600)
+    return path.read_text().strip()

@@ -1,0 +1,142 @@
+"""SQLAlchemy models: rows only, no scoring (the engine scores; services write rows)."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from ..extensions import db
+
+
+def utcnow() -> datetime:
+    """The current time in UTC (stored naive-free as an aware timestamp)."""
+    return datetime.now(UTC)
+
+
+def new_public_id() -> str:
+    """An unguessable id for public URLs (never the sequential primary key)."""
+    return secrets.token_urlsafe(12)
+
+
+class Match(db.Model):  # type: ignore[name-defined,misc]
+    """A game of a fixed number of deals, with a frozen copy of its rule set."""
+
+    __tablename__ = "matches"
+    __table_args__ = (Index("ix_matches_finished_updated", "finished", "updated_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(String(32), unique=True, default=new_public_id)
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)  # frozen RuleSet.to_dict()
+    rules_origin: Mapped[str] = mapped_column(String(80))  # preset id or saved rule set
+    first_dealer: Mapped[int] = mapped_column(Integer, default=0)
+    deal_count: Mapped[int] = mapped_column(Integer, default=0)
+    finished: Mapped[bool] = mapped_column(default=False)
+    reopened: Mapped[bool] = mapped_column(default=False)
+    winner_position: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(db.DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(
+        db.DateTime(timezone=True), default=utcnow, onupdate=utcnow
+    )
+    finished_at: Mapped[datetime | None] = mapped_column(db.DateTime(timezone=True), nullable=True)
+
+    sides: Mapped[list[MatchSide]] = relationship(
+        back_populates="match", order_by="MatchSide.position", cascade="all, delete-orphan"
+    )
+    deals: Mapped[list[Deal]] = relationship(
+        back_populates="match", order_by="Deal.number", cascade="all, delete-orphan"
+    )
+
+
+class MatchSide(db.Model):  # type: ignore[name-defined,misc]
+    """One side of a match (a team, or a player alone) and its running total."""
+
+    __tablename__ = "match_sides"
+    __table_args__ = (UniqueConstraint("match_id", "position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(80), default="")
+    total: Mapped[int] = mapped_column(Integer, default=0)
+
+    match: Mapped[Match] = relationship(back_populates="sides")
+    players: Mapped[list[MatchPlayer]] = relationship(
+        back_populates="side", order_by="MatchPlayer.position", cascade="all, delete-orphan"
+    )
+
+
+class MatchPlayer(db.Model):  # type: ignore[name-defined,misc]
+    """A player of a side, in seating order within the side."""
+
+    __tablename__ = "match_players"
+    __table_args__ = (UniqueConstraint("side_id", "position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    side_id: Mapped[int] = mapped_column(ForeignKey("match_sides.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(40))
+
+    side: Mapped[MatchSide] = relationship(back_populates="players")
+
+
+class Deal(db.Model):  # type: ignore[name-defined,misc]
+    """One recorded deal. ``version`` guards corrections; ``submission_key`` guards resends."""
+
+    __tablename__ = "deals"
+    __table_args__ = (
+        UniqueConstraint("match_id", "number"),
+        UniqueConstraint("match_id", "submission_key"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    submission_key: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(db.DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(
+        db.DateTime(timezone=True), default=utcnow, onupdate=utcnow
+    )
+
+    match: Mapped[Match] = relationship(back_populates="deals")
+    sides: Mapped[list[DealSide]] = relationship(
+        back_populates="deal", order_by="DealSide.position", cascade="all, delete-orphan"
+    )
+
+
+class DealSide(db.Model):  # type: ignore[name-defined,misc]
+    """A side's entry for one deal (as entered) and its breakdown (as scored)."""
+
+    __tablename__ = "deal_sides"
+    __table_args__ = (UniqueConstraint("deal_id", "position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    deal_id: Mapped[int] = mapped_column(ForeignKey("deals.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    entry: Mapped[dict[str, Any]] = mapped_column(JSON)  # SideEntry.to_dict()
+    went_out: Mapped[bool] = mapped_column(default=False)
+    card_points: Mapped[int] = mapped_column(Integer)
+    book_bonus: Mapped[int] = mapped_column(Integer)
+    red_threes: Mapped[int] = mapped_column(Integer)
+    going_out: Mapped[int] = mapped_column(Integer)
+    exact_draws: Mapped[int] = mapped_column(Integer)
+    left_points: Mapped[int] = mapped_column(Integer)
+    red_threes_left: Mapped[int] = mapped_column(Integer)
+    total: Mapped[int] = mapped_column(Integer)
+
+    deal: Mapped[Deal] = relationship(back_populates="sides")
+
+
+class KnownName(db.Model):  # type: ignore[name-defined,misc]
+    """A player name typed once, offered again when the next match starts."""
+
+    __tablename__ = "known_names"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(40), unique=True)  # casefolded
+    name: Mapped[str] = mapped_column(String(40))
+    last_used_at: Mapped[datetime] = mapped_column(db.DateTime(timezone=True), default=utcnow)

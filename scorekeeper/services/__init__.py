@@ -1,0 +1,1 @@
+"""Services: load rows, call the engine, write rows, commit. Transactions live here."""

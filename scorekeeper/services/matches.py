@@ -1,0 +1,231 @@
+"""Starting matches, recording and correcting deals, and reading them back."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import selectinload
+
+from ..engine import Breakdown, Match, MatchError, Problem, RuleSet, Side, SideEntry
+from ..engine.entries import read_side
+from ..engine.errors import EngineError, Problems
+from ..extensions import db
+from ..models import Deal, DealSide, KnownName, MatchPlayer, MatchSide, utcnow
+from ..models import Match as MatchRow
+
+
+class StaleError(EngineError):
+    """Someone else changed the match or the deal since this form was loaded."""
+
+
+@dataclass(frozen=True)
+class LoadedMatch:
+    """A match row and the engine's value of it, read together."""
+
+    row: MatchRow
+    game: Match
+
+    @property
+    def public_id(self) -> str:
+        """The id used in URLs."""
+        return self.row.public_id
+
+
+def new_submission_key() -> str:
+    """A fresh idempotency key for a deal form."""
+    return uuid.uuid4().hex
+
+
+def start_match(
+    rules: RuleSet, origin: str, sides: Sequence[Side], first_dealer: int
+) -> LoadedMatch:
+    """Validate and save a new match; the rule set is frozen into the match row."""
+    game = Match.start(rules, sides, first_dealer)
+    row = MatchRow(rules=rules.to_dict(), rules_origin=origin, first_dealer=game.first_dealer)
+    for position, side in enumerate(game.sides):
+        side_row = MatchSide(position=position, name=side.name)
+        side_row.players = [MatchPlayer(position=i, name=n) for i, n in enumerate(side.players)]
+        row.sides.append(side_row)
+    db.session.add(row)
+    _remember_names(name for side in game.sides for name in side.players)
+    db.session.commit()
+    return LoadedMatch(row, game)
+
+
+def _remember_names(names: Any) -> None:
+    for name in names:
+        key = name.casefold()
+        known = db.session.scalar(select(KnownName).where(KnownName.key == key))
+        if known is None:
+            db.session.add(KnownName(key=key, name=name))
+        else:
+            known.name, known.last_used_at = name, utcnow()
+
+
+def known_names(limit: int = 50) -> list[str]:
+    """Names typed before, most recently used first."""
+    rows = db.session.scalars(
+        select(KnownName.name).order_by(KnownName.last_used_at.desc()).limit(limit)
+    )
+    return list(rows)
+
+
+def load_match(public_id: str) -> LoadedMatch | None:
+    """The match with this public id, with its sides and deals, or None."""
+    row = db.session.scalar(
+        select(MatchRow)
+        .where(MatchRow.public_id == public_id)
+        .options(
+            selectinload(MatchRow.sides).selectinload(MatchSide.players),
+            selectinload(MatchRow.deals).selectinload(Deal.sides),
+        )
+    )
+    if row is None:
+        return None
+    return LoadedMatch(row, game_of(row))
+
+
+def game_of(row: MatchRow) -> Match:
+    """The engine's Match for a stored row (entries were validated when saved)."""
+    rules = RuleSet.from_dict(row.rules)
+    sides = [Side(tuple(p.name for p in s.players), s.name) for s in row.sides]
+    deals = [[stored_entry(rules, ds.entry) for ds in deal.sides] for deal in row.deals]
+    return Match.restore(rules, sides, row.first_dealer, deals)
+
+
+def stored_entry(rules: RuleSet, data: dict[str, Any]) -> SideEntry:
+    """Read back an entry saved by this service (it was valid under ``rules``)."""
+    problems = Problems()
+    entry = read_side(problems, data, "entry", rules)
+    if entry is None:
+        raise MatchError(problems.items)
+    return entry
+
+
+def record_deal(
+    loaded: LoadedMatch, entries: Sequence[Any], submission_key: str, expected_deal: int | None
+) -> tuple[LoadedMatch, bool]:
+    """Record the next deal once: a resent form (same key) returns the saved deal.
+
+    Returns the reloaded match and whether this call saved a new deal. Raises EntryError
+    for an impossible entry, StaleError when another phone entered this deal first.
+    """
+    row = loaded.row
+    if any(d.submission_key == submission_key for d in row.deals):
+        return loaded, False
+    current = loaded.game.current_deal
+    if expected_deal is not None and current != expected_deal:
+        raise StaleError(
+            [Problem("deal", f"Deal {expected_deal} was already entered on another phone.")]
+        )
+    game = loaded.game.record(entries)
+    recorded = game.deals[-1]
+    deal = Deal(number=recorded.score.deal, submission_key=submission_key)
+    _fill_deal(deal, recorded.entries, recorded.score.sides)
+    row.deals.append(deal)
+    _update_match(row, game)
+    try:
+        db.session.commit()
+    except IntegrityError:
+        db.session.rollback()
+        raise StaleError(
+            [Problem("deal", "This deal was just entered on another phone; check the table.")]
+        ) from None
+    return LoadedMatch(row, game), True
+
+
+def correct_deal(
+    loaded: LoadedMatch, number: int, entries: Sequence[Any], version: int | None
+) -> LoadedMatch:
+    """Replace deal ``number``'s entry; refuse it when the deal changed since it was read."""
+    row = loaded.row
+    deal = _deal_row(row, number)
+    if version is not None and deal.version != version:
+        raise StaleError(
+            [Problem("deal", "Someone else changed this deal meanwhile; check it and try again.")]
+        )
+    game = loaded.game.correct(number, entries)
+    recorded = game.deals[number - 1]
+    deal.sides.clear()
+    db.session.flush()
+    _fill_deal(deal, recorded.entries, recorded.score.sides)
+    deal.version += 1
+    _update_match(row, game)
+    if game.finished:
+        row.reopened = False
+    db.session.commit()
+    return LoadedMatch(row, game)
+
+
+def remove_last_deal(loaded: LoadedMatch, number: int) -> LoadedMatch:
+    """Remove the last deal; ``number`` must be it (a stale page cannot remove another)."""
+    row = loaded.row
+    if number != len(row.deals):
+        raise StaleError([Problem("deal", f"Deal {number} is not the last deal any more.")])
+    game = loaded.game.remove_last()
+    row.deals.remove(_deal_row(row, number))
+    _update_match(row, game)
+    db.session.commit()
+    return LoadedMatch(row, game)
+
+
+def reopen(loaded: LoadedMatch) -> LoadedMatch:
+    """Let a finished match's deals be corrected again."""
+    loaded.row.reopened = True
+    db.session.commit()
+    return loaded
+
+
+def _deal_row(row: MatchRow, number: int) -> Deal:
+    for deal in row.deals:
+        if deal.number == number:
+            return deal
+    raise MatchError([Problem("deal", f"Deal {number} has not been played.")])
+
+
+def _fill_deal(deal: Deal, entries: Sequence[SideEntry], breakdowns: Sequence[Breakdown]) -> None:
+    for position, (entry, b) in enumerate(zip(entries, breakdowns, strict=True)):
+        deal.sides.append(
+            DealSide(
+                position=position,
+                entry=entry.to_dict(),
+                went_out=entry.went_out,
+                **b.as_dict(),
+            )
+        )
+
+
+def _update_match(row: MatchRow, game: Match) -> None:
+    """Keep the stored aggregates (totals, status, winner) equal to the engine's."""
+    for side, total in zip(row.sides, game.totals, strict=True):
+        side.total = total
+    row.deal_count = len(game.deals)
+    was_finished = row.finished
+    row.finished = game.finished
+    row.winner_position = game.winner
+    if game.finished and not was_finished:
+        row.finished_at = utcnow()
+    elif not game.finished:
+        row.finished_at = None
+    row.updated_at = utcnow()
+
+
+def home_matches(recent: int) -> tuple[list[MatchRow], list[MatchRow]]:
+    """Matches in progress (newest activity first) and the most recent finished ones."""
+
+    def query(finished: bool) -> Any:
+        return (
+            select(MatchRow)
+            .where(MatchRow.finished.is_(finished))
+            .options(selectinload(MatchRow.sides).selectinload(MatchSide.players))
+            .order_by(MatchRow.updated_at.desc())
+        )
+
+    in_progress = list(db.session.scalars(query(False)))
+    finished = list(db.session.scalars(query(True).limit(recent)))
+    return in_progress, finished

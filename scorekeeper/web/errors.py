@@ -1,0 +1,30 @@
+"""Error pages: friendly HTML, or JSON under /api/."""
+
+from __future__ import annotations
+
+from flask import Flask, jsonify, render_template, request
+from flask_babel import gettext as _
+from flask_wtf.csrf import CSRFError
+from werkzeug.exceptions import HTTPException
+
+
+def register(app: Flask) -> None:
+    """Install the handlers."""
+
+    @app.errorhandler(CSRFError)
+    def _csrf(error: CSRFError) -> tuple[str, int]:
+        message = _("This page was open too long or came from elsewhere. Reload it and try again.")
+        return render_template("error.html", code=400, message=message), 400
+
+    @app.errorhandler(HTTPException)
+    def _http(error: HTTPException) -> object:
+        code = error.code or 500
+        if request.path.startswith("/api/"):
+            return jsonify({"errors": [{"field": "", "message": error.description}]}), code
+        messages = {
+            404: _("There is nothing here. The link may be mistyped or the match removed."),
+            405: _("That action is not available here."),
+            413: _("That is far more than a score sheet needs."),
+        }
+        message = messages.get(code, error.description)
+        return render_template("error.html", code=code, message=message), code

@@ -1,0 +1,227 @@
+"""Forms of the match area. Deal forms are built per rule set (its book kinds and groups)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import Form, FormField, HiddenField, IntegerField, RadioField, SelectField, StringField
+from wtforms.fields import FieldList
+from wtforms.validators import InputRequired, Length, NumberRange, Optional
+
+from ...engine import PRESETS, RuleSet, layout_label, value_groups
+from ...engine.entries import COUNT_BOUND, POINTS_BOUND
+
+MAX_NAME = 40
+
+
+def layout_key(layout: tuple[int, ...] | list[int]) -> str:
+    """``(2, 2)`` -> ``"2+2"``: how a layout travels in a URL or a form."""
+    return "+".join(str(n) for n in layout)
+
+
+def parse_layout(key: str | None) -> tuple[int, ...] | None:
+    """``"2+2"`` -> ``(2, 2)``; None for anything else."""
+    parts = (key or "").split("+")
+    if not 2 <= len(parts) <= 8 or not all(p in ("1", "2", "3") for p in parts):
+        return None
+    return tuple(int(p) for p in parts)
+
+
+def rule_choices() -> list[tuple[str, str]]:
+    """The rule sets a match can start with: the presets (house rules join later)."""
+    return [(r.id, r.name) for r in PRESETS.values()]
+
+
+class StartForm(FlaskForm):
+    """Step one of a new match: the rule set and how the players sit."""
+
+    class Meta:
+        csrf = False  # a GET form that only chooses what the next form shows
+
+    rules = SelectField(_l("Rules"), choices=rule_choices, default="classic")
+    layout = SelectField(_l("Players"), validate_choice=False)
+
+
+def layout_choices(rules: RuleSet) -> list[tuple[str, str]]:
+    """The layouts a rule set allows, as form choices."""
+    return [(layout_key(lay), layout_label(lay)) for lay in rules.layouts]
+
+
+def new_match_form(layout: tuple[int, ...], data: Any = None) -> FlaskForm:
+    """Step two: the names of the players of each side, and who deals first."""
+
+    class NewMatchForm(FlaskForm):
+        rules = HiddenField()
+        layout = HiddenField()
+        first_dealer = SelectField(_l("Who deals first?"), coerce=int, default=0)
+
+    for i, size in enumerate(layout):
+        if size > 1:
+            setattr(
+                NewMatchForm,
+                f"side_{i}_name",
+                StringField(_l("Team name (optional)"), [Optional(), Length(max=80)]),
+            )
+        for j in range(size):
+            setattr(
+                NewMatchForm,
+                f"side_{i}_player_{j}",
+                StringField(
+                    _l("Player"),
+                    [InputRequired(_l("Type a name.")), Length(max=MAX_NAME)],
+                    render_kw={"autocomplete": "off", "list": "known-names", "maxlength": MAX_NAME},
+                ),
+            )
+    form = NewMatchForm(formdata=data) if data is not None else NewMatchForm()
+    seats = seat_labels(layout)
+    form.first_dealer.choices = list(enumerate(seats))
+    return form
+
+
+def seat_labels(layout: tuple[int, ...]) -> list[str]:
+    """Labels for seats in clockwise order, before names are known."""
+    labels = []
+    for seat in range(max(layout)):
+        for side, size in enumerate(layout):
+            if seat < size:
+                labels.append(str(_l("Side %(side)s, player %(n)s", side=side + 1, n=seat + 1)))
+    return labels
+
+
+def field_slug(key: str) -> str:
+    """A form-field-safe name for an entry key: ``"8-K"`` -> ``"8toK"``."""
+    return key.replace("-", "to")
+
+
+def card_keys(rules: RuleSet, block: str) -> tuple[str, ...]:
+    """The count fields of a block: jokers, twos, value groups (and black threes left)."""
+    keys = ("joker", "2", *value_groups(rules))
+    return (*keys, "black3") if block == "left" else keys
+
+
+def _count(label: Any = "", high: int = COUNT_BOUND) -> IntegerField:
+    return IntegerField(
+        label,
+        [Optional(), NumberRange(0, high, _l("Enter a whole number from 0 to %(max)s."))],
+        render_kw={"inputmode": "numeric", "min": 0, "placeholder": "0"},
+    )
+
+
+def side_form_class(rules: RuleSet) -> type[Form]:
+    """The entry of one side under ``rules``."""
+
+    class SideForm(Form):
+        red_threes = _count(_l("Red threes laid"))
+        red_threes_left = _count(_l("Red threes left"))
+        melded_points = _count(_l("Points on the table"), POINTS_BOUND)
+        left_points = _count(_l("Points left in hand and foot"), POINTS_BOUND)
+
+    for kind in rules.book_kinds():
+        setattr(SideForm, f"books_{kind}", _count(rules.book_name(kind)))
+    for block in ("melded", "left"):
+        for key in card_keys(rules, block):
+            setattr(SideForm, f"{block}_{field_slug(key)}", _count(key))
+    if rules.exact_draw_bonus:
+        SideForm.exact_draws = _count(_l("Exact draws"))
+    return SideForm
+
+
+def deal_form(rules: RuleSet, side_count: int, data: Any = None, obj: Any = None) -> FlaskForm:
+    """The whole deal: who went out, each side's entry, and the submission guards."""
+
+    class DealForm(FlaskForm):
+        went_out = RadioField(_l("Who went out?"), default="", validate_choice=False)
+        submission_key = HiddenField()
+        expected_deal = HiddenField()
+        version = HiddenField()
+        sides = FieldList(FormField(side_form_class(rules)), min_entries=side_count)
+
+    if data is not None:
+        return DealForm(formdata=data)
+    return DealForm(data=obj) if obj is not None else DealForm()
+
+
+def entries_from_form(form: Any, rules: RuleSet) -> list[dict[str, Any]]:
+    """The engine's entry dicts from a deal form (empty fields are 0, as in the API)."""
+    went_out = form.went_out.data
+    entries = []
+    for i, side in enumerate(form.sides):
+        entry: dict[str, Any] = {"went_out": went_out == str(i)}
+        entry["books"] = {k: side[f"books_{k}"].data or 0 for k in rules.book_kinds()}
+        entry["red_threes"] = side["red_threes"].data or 0
+        entry["red_threes_left"] = side["red_threes_left"].data or 0
+        if rules.exact_draw_bonus:
+            entry["exact_draws"] = side["exact_draws"].data or 0
+        for block in ("melded", "left"):
+            counts = {
+                key: side[f"{block}_{field_slug(key)}"].data
+                for key in card_keys(rules, block)
+                if side[f"{block}_{field_slug(key)}"].data is not None
+            }
+            points = side[f"{block}_points"].data
+            if points is not None:
+                entry[f"{block}_points"] = points
+            if counts or points is None:
+                entry[block] = counts
+        entries.append(entry)
+    return entries
+
+
+def form_data_from_entries(entries: list[dict[str, Any]], rules: RuleSet) -> dict[str, Any]:
+    """Initial form data for correcting a stored deal."""
+    went_out = next((str(i) for i, e in enumerate(entries) if e.get("went_out")), "")
+    sides = []
+    for entry in entries:
+        side: dict[str, Any] = {
+            "red_threes": entry.get("red_threes") or None,
+            "red_threes_left": entry.get("red_threes_left") or None,
+            "exact_draws": entry.get("exact_draws") or None,
+        }
+        for kind, n in entry.get("books", {}).items():
+            side[f"books_{kind}"] = n or None
+        for block in ("melded", "left"):
+            if f"{block}_points" in entry:
+                side[f"{block}_points"] = entry[f"{block}_points"]
+            for key, n in entry.get(block, {}).items():
+                side[f"{block}_{field_slug(key)}"] = n
+        sides.append(side)
+    return {"went_out": went_out, "sides": sides}
+
+
+def apply_problems(form: Any, problems: Any) -> list[str]:
+    """Put engine problems beside their fields; return those that belong to no field."""
+    general: list[str] = []
+    for problem in problems:
+        field = _field_for(form, problem.field)
+        if field is None:
+            general.append(problem.message)
+        else:
+            field.errors = [*field.errors, problem.message]
+    return general
+
+
+def _field_for(form: Any, path: str) -> Any:
+    """The form field an engine field path points at, or None."""
+    if not path.startswith("sides["):
+        return None
+    index_text, _, rest = path[len("sides[") :].partition("]")
+    if not index_text.isdigit() or int(index_text) >= len(form.sides):
+        return None
+    side = form.sides[int(index_text)]
+    rest = rest.lstrip(".")
+    if rest == "went_out":
+        return form.went_out
+    head, _, key = rest.partition(".")
+    name = {
+        "books": f"books_{key}",
+        "melded": f"melded_{field_slug(key)}" if key else "melded_points",
+        "left": f"left_{field_slug(key)}" if key else "left_points",
+    }.get(head, head)
+    if head == "books" and not key:
+        name = next((f.name.rsplit("-", 1)[-1] for f in side if "books_" in f.name), name)
+    try:
+        return side[name]
+    except KeyError:
+        return None

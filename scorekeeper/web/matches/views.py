@@ -1,0 +1,199 @@
+"""The match area: start a match, enter deals, correct them, see the score."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, abort, redirect, request, url_for
+from werkzeug import Response
+
+from ...engine import PRESETS, EngineError, RuleSet, Side
+from ...services import matches as service
+from ..rendering import invalid_status, render, wants_fragment
+from . import forms
+from .context import match_context, preview_context
+
+bp = Blueprint("matches", __name__)
+
+
+def _loaded(public_id: str) -> service.LoadedMatch:
+    loaded = service.load_match(public_id)
+    if loaded is None:
+        abort(404)
+    return loaded
+
+
+def _rules(rules_id: str | None) -> RuleSet:
+    return PRESETS.get(rules_id or "") or PRESETS["classic"]
+
+
+@bp.get("/matches/new")
+def new() -> Response | str:
+    """Choose the rules and the seating, then type the names (one page, two steps)."""
+    start = forms.StartForm(request.args)
+    rules = _rules(start.rules.data)
+    start.layout.choices = forms.layout_choices(rules)
+    layout = forms.parse_layout(start.layout.data)
+    if layout is None or layout not in rules.layouts:
+        layout = (2, 2) if (2, 2) in rules.layouts else rules.layouts[0]
+        start.layout.data = forms.layout_key(layout)
+    form = forms.new_match_form(layout)
+    form.rules.data, form.layout.data = rules.id, forms.layout_key(layout)
+    return _new_page(start, form, rules, layout)
+
+
+def _new_page(
+    start: Any, form: Any, rules: RuleSet, layout: tuple[int, ...], status: int = 200
+) -> Response:
+    return render(
+        "matches/new.html",
+        "matches/_new_form.html",
+        status,
+        start=start,
+        form=form,
+        rules=rules,
+        layout=layout,
+        known_names=service.known_names(),
+    )
+
+
+@bp.post("/matches")
+def create() -> Response:
+    """Save a new match and open it."""
+    rules = _rules(request.form.get("rules"))
+    layout = forms.parse_layout(request.form.get("layout"))
+    if layout is None:
+        abort(400)
+    form = forms.new_match_form(layout, request.form)
+    start = forms.StartForm(data={"rules": rules.id, "layout": forms.layout_key(layout)})
+    start.layout.choices = forms.layout_choices(rules)
+    if form.validate():
+        sides = [
+            Side(
+                tuple(form[f"side_{i}_player_{j}"].data for j in range(size)),
+                form[f"side_{i}_name"].data or "" if size > 1 else "",
+            )
+            for i, size in enumerate(layout)
+        ]
+        try:
+            loaded = service.start_match(rules, rules.id, sides, form.first_dealer.data)
+        except EngineError as error:
+            for problem in error.problems:
+                field = _new_match_field(form, problem.field)
+                field.errors = [*field.errors, problem.message]
+        else:
+            return redirect(url_for(".show", public_id=loaded.public_id), 303)
+    return _new_page(start, form, rules, layout, invalid_status())
+
+
+def _new_match_field(form: Any, path: str) -> Any:
+    """``sides[1].players[0]`` -> the name field; anything else -> the first dealer."""
+    if path.startswith("sides[") and ".players[" in path:
+        side = path[6 : path.index("]")]
+        player = path[path.index(".players[") + 9 : -1]
+        return form[f"side_{side}_player_{player}"]
+    return form.first_dealer
+
+
+@bp.get("/m/<public_id>")
+def show(public_id: str) -> Response:
+    """The match page: totals, deals, current deal, its entry form, the rules card."""
+    loaded = _loaded(public_id)
+    return render("matches/show.html", "matches/_match.html", **match_context(loaded))
+
+
+@bp.post("/m/<public_id>/deals")
+def record(public_id: str) -> Response:
+    """Save the next deal (once, even if the form is sent twice)."""
+    loaded = _loaded(public_id)
+    game = loaded.game
+    form = forms.deal_form(game.rules, len(game.sides), request.form)
+    general: list[str] = []
+    if form.validate():
+        entries = forms.entries_from_form(form, game.rules)
+        expected = _int(form.expected_deal.data)
+        key = form.submission_key.data or service.new_submission_key()
+        try:
+            loaded, _saved = service.record_deal(loaded, entries, key, expected)
+        except EngineError as error:
+            general = forms.apply_problems(form, error.problems)
+        else:
+            if wants_fragment():
+                return render("matches/show.html", "matches/_match.html", **match_context(loaded))
+            return redirect(url_for(".show", public_id=public_id), 303)
+    context = match_context(loaded, form=form, general_errors=general)
+    return render("matches/show.html", "matches/_match.html", invalid_status(), **context)
+
+
+@bp.post("/m/<public_id>/preview")
+def preview(public_id: str) -> Response:
+    """Each side's deal score for the numbers typed so far; saves nothing."""
+    loaded = _loaded(public_id)
+    game = loaded.game
+    deal = _int(request.args.get("deal")) or game.current_deal or game.rules.deals
+    form = forms.deal_form(game.rules, len(game.sides), request.form)
+    preview = preview_context(game, form, deal)
+    if wants_fragment():
+        return render("matches/_preview.html", "matches/_preview.html", **preview)
+    editing = deal <= len(game.deals)
+    context = match_context(loaded, form=form, preview=preview, editing=deal if editing else None)
+    page = "matches/edit.html" if editing else "matches/show.html"
+    return render(page, page, **context)
+
+
+@bp.get("/m/<public_id>/deals/<int:number>/edit")
+def edit(public_id: str, number: int) -> Response:
+    """Correct an earlier deal."""
+    loaded = _loaded(public_id)
+    if not 1 <= number <= len(loaded.row.deals):
+        abort(404)
+    context = match_context(loaded, editing=number)
+    return render("matches/edit.html", "matches/_edit.html", **context)
+
+
+@bp.post("/m/<public_id>/deals/<int:number>")
+def correct(public_id: str, number: int) -> Response:
+    """Save a corrected deal; the totals follow."""
+    loaded = _loaded(public_id)
+    if not 1 <= number <= len(loaded.row.deals):
+        abort(404)
+    game = loaded.game
+    form = forms.deal_form(game.rules, len(game.sides), request.form)
+    general: list[str] = []
+    if form.validate():
+        entries = forms.entries_from_form(form, game.rules)
+        try:
+            service.correct_deal(loaded, number, entries, _int(form.version.data))
+        except EngineError as error:
+            general = forms.apply_problems(form, error.problems)
+        else:
+            return redirect(url_for(".show", public_id=public_id), 303)
+    context = match_context(loaded, form=form, general_errors=general, editing=number)
+    return render("matches/edit.html", "matches/_edit.html", invalid_status(), **context)
+
+
+@bp.route("/m/<public_id>/deals/<int:number>/remove", methods=["GET", "POST"])
+def remove(public_id: str, number: int) -> Response:
+    """Confirm, then remove the last deal."""
+    loaded = _loaded(public_id)
+    if number != len(loaded.row.deals):
+        abort(404)
+    if request.method == "POST":
+        service.remove_last_deal(loaded, number)
+        return redirect(url_for(".show", public_id=public_id), 303)
+    context = match_context(loaded, removing=number)
+    return render("matches/remove.html", "matches/remove.html", **context)
+
+
+@bp.post("/m/<public_id>/reopen")
+def reopen(public_id: str) -> Response:
+    """Let a finished match's deals be corrected."""
+    service.reopen(_loaded(public_id))
+    return redirect(url_for(".show", public_id=public_id), 303)
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
