@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from flask import Flask
 
@@ -15,7 +15,7 @@ ENV_PREFIX = "SCOREKEEPER_"
 class Defaults:
     """The defaults: SQLite in the instance folder, CSRF on, sessions that last a night."""
 
-    SQLALCHEMY_ENGINE_OPTIONS: dict[str, Any] = {"pool_pre_ping": True}
+    SQLALCHEMY_ENGINE_OPTIONS: ClassVar[dict[str, Any]] = {"pool_pre_ping": True}
     WTF_CSRF_TIME_LIMIT = None  # a game night is longer than an hour
     MAX_CONTENT_LENGTH = 256 * 1024
     BABEL_DEFAULT_LOCALE = "en"
