@@ -1,0 +1,77 @@
+"""``scorekeeper serve``: migrate the database, then serve the app to the local network."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+from collections.abc import Sequence
+
+DEFAULT_PORT = 8000
+
+
+def local_addresses() -> list[str]:
+    """This machine's IPv4 addresses that phones on the same network can reach.
+
+    Read from the host's own name resolution; nothing is sent on the network.
+    """
+    found: list[str] = []
+    try:
+        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
+    except OSError:
+        infos = []
+    for info in infos:
+        address = str(info[4][0])
+        if not address.startswith("127.") and address not in found:
+            found.append(address)
+    return found
+
+
+def announce(host: str, port: int, out: object = None) -> list[str]:
+    """Print the addresses to open (and a QR code of the first one); return them."""
+    stream = out or sys.stdout
+    addresses = local_addresses() if host in ("0.0.0.0", "::", "") else [host]
+    urls = [f"http://{a}:{port}/" for a in addresses] or [f"http://127.0.0.1:{port}/"]
+    print("Scorekeeper is running. Open it on a phone on the same Wi-Fi:", file=stream)  # type: ignore[arg-type]
+    for url in urls:
+        print(f"  {url}", file=stream)  # type: ignore[arg-type]
+    print(f"  (on this computer: http://127.0.0.1:{port}/)", file=stream)  # type: ignore[arg-type]
+    try:
+        import segno
+
+        segno.make(urls[0], error="m").terminal(out=stream, compact=True)  # type: ignore[arg-type]
+    except Exception:  # a QR code is a convenience; the printed address is enough
+        pass
+    print("Press Ctrl+C to stop.", file=stream)  # type: ignore[arg-type]
+    return urls
+
+
+def serve(host: str, port: int, threads: int) -> None:
+    """Apply migrations, then serve with waitress (a production WSGI server)."""
+    from flask_migrate import upgrade
+    from waitress import serve as waitress_serve
+
+    from .app import create_app
+
+    app = create_app()
+    with app.app_context():
+        upgrade()
+    announce(host, port)
+    waitress_serve(app, host=host, port=port, threads=threads, ident="scorekeeper")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``scorekeeper`` command."""
+    parser = argparse.ArgumentParser(prog="scorekeeper", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("serve", help="migrate the database and serve the app")
+    run.add_argument("--host", default="0.0.0.0", help="address to listen on (all by default)")
+    run.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (default 8000)")
+    run.add_argument("--threads", type=int, default=8, help="worker threads (default 8)")
+    args = parser.parse_args(argv)
+    serve(args.host, args.port, args.threads)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
