@@ -8,7 +8,7 @@ from typing import Any
 
 from ._read import read_text
 from .entries import SideEntry
-from .errors import MatchError, Problem, Problems
+from .errors import EntryError, MatchError, Problem, Problems
 from .rules import RuleSet
 from .scoring import DealScore, read_deal_entries, score_entries
 
@@ -166,6 +166,10 @@ class Match:
     # -- changes ------------------------------------------------------------------------
 
     def _recorded(self, deal: int, entries: Sequence[Any]) -> RecordedDeal:
+        # The deal check allows up to one side per player; a match knows its sides.
+        if len(entries) != len(self.sides):
+            message = f"This match has {len(self.sides)} sides; the entry has {len(entries)}."
+            raise EntryError([Problem("sides", message)])
         number, read = read_deal_entries(
             self.rules, deal, self.player_count, list(entries), self.side_sizes
         )
@@ -196,8 +200,11 @@ class Match:
 def layout_label(layout: Sequence[int]) -> str:
     """``(1, 1, 1)`` -> ``"3 players alone"``, ``(2, 2)`` -> ``"2 teams of 2"``."""
     sizes = set(layout)
+    plural = "" if len(layout) == 1 else "s"
+    if not sizes:
+        return "no players"
     if sizes == {1}:
-        return f"{len(layout)} players alone"
+        return f"{len(layout)} player{plural} alone"
     if len(sizes) == 1:
-        return f"{len(layout)} teams of {layout[0]}"
+        return f"{len(layout)} team{plural} of {layout[0]}"
     return " + ".join(str(n) for n in layout) + " players"
