@@ -1,6 +1,7 @@
 """SQLAlchemy models, one module per area; importing this package registers them all."""
 
 from .matches import Deal, DealSide, KnownName, Match, MatchPlayer, MatchSide, new_public_id, utcnow
+from .rules import SavedRuleSet
 
 __all__ = [
     "Deal",
@@ -9,6 +10,7 @@ __all__ = [
     "Match",
     "MatchPlayer",
     "MatchSide",
+    "SavedRuleSet",
     "new_public_id",
     "utcnow",
 ]
