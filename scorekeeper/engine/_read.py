@@ -106,8 +106,6 @@ def unknown_keys(
             problems.add(join(path, key), f"Unknown field {key!r}.")
 
 
-def join(path: str, key: str | int) -> str:
+def join(path: str, key: str) -> str:
     """Build a field path: ``join("sides[1]", "melded")`` -> ``"sides[1].melded"``."""
-    if isinstance(key, int):
-        return f"{path}[{key}]"
     return f"{path}.{key}" if path else key

@@ -61,7 +61,7 @@ def read_rule_set(data: Any) -> RuleSet:
     conditions = _conditions(problems, get("going_out_conditions", []))
     exact = read_int(problems, get("exact_draw_bonus", 0), "exact_draw_bonus", high=BONUS_BOUND)
     tie = get("tie")
-    if "tie" in root and tie not in TIE_RULES:
+    if tie is not None and tie not in TIE_RULES:
         problems.add("tie", "A tie for first can only be a draw.")
 
     kinds = [*(k for k in BOOK_KINDS if bonus and bonus.get(k) is not None)]
@@ -108,10 +108,12 @@ def read_rule_set(data: Any) -> RuleSet:
 
 def _identity(problems: Problems, root: Mapping[str, Any]) -> tuple[str, str, str, str] | None:
     ident = root.get("id")
-    if "id" in root and (not isinstance(ident, str) or not SLUG.match(ident)):
+    if ident is not None and (not isinstance(ident, str) or not SLUG.match(ident)):
         problems.add("id", "The id must be lower-case letters, digits and dashes.")
         ident = None
-    name = read_text(problems, root.get("name"), "name", max_length=80) if "name" in root else None
+    name = root.get("name")
+    if name is not None:
+        name = read_text(problems, name, "name", max_length=80)
     description = read_text(
         problems, root.get("description", ""), "description", max_length=4000, required=False
     )

@@ -457,3 +457,15 @@ def test_a_malformed_score_request_is_refused_with_every_problem(
     request_data: Any, expected: list[tuple[str, str]]
 ) -> None:
     assert request_problems(request_data) == expected
+
+
+def test_a_problem_collector_is_false_while_empty_and_raises_nothing() -> None:
+    from scorekeeper.engine.errors import Problems
+
+    problems = Problems()
+    assert not problems
+    problems.raise_if_any(EntryError)
+    problems.add("deal", "No such deal.")
+    assert problems
+    with pytest.raises(EntryError):
+        problems.raise_if_any(EntryError)

@@ -294,3 +294,18 @@ def test_omitted_optional_fields_take_their_defaults() -> None:
 def test_text_fields_are_trimmed() -> None:
     rules = RuleSet.from_dict(classic_with(name="  House  ", going_out_conditions=[" Ask. "]))
     assert (rules.name, rules.going_out_conditions) == ("House", ("Ask.",))
+
+
+REQUIRED = [
+    "id", "name", "players", "decks", "hand_size", "foot_size", "draw", "discard_pickup",
+    "deals", "minimum_meld", "card_values", "book_bonus", "wild_limit", "red_three",
+    "going_out_bonus", "going_out_requires", "tie",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("key", REQUIRED)
+@pytest.mark.parametrize("how", ["missing", "null"])
+def test_a_required_field_left_out_or_null_is_reported_once(key: str, how: str) -> None:
+    data = classic_with(**{key: MISSING if how == "missing" else None})
+    found = problems_of(data)
+    assert [m for f, m in found if f == key] == ["This field is required."]
