@@ -18,7 +18,8 @@ PLAYERS_PLUS_ONE: Final = "players+1"
 PAIR_KINDS: Final = ("natural", "natural_or_wild")
 TIE_RULES: Final = ("draw",)
 MAX_PLAYERS: Final = 8
-SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+# \Z, not $: "$" also matches before a trailing newline, and "classic\n" is no id.
+SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")
 
 REQUIRED_KEYS: Final = (
     "id", "name", "players", "decks", "hand_size", "foot_size", "draw", "discard_pickup",
