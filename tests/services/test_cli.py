@@ -1,0 +1,44 @@
+"""The ``scorekeeper`` command: what it prints for the phones on the network."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from scorekeeper import cli
+
+
+def test_the_announcement_names_every_local_address_and_this_computer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cli, "local_addresses", lambda: ["192.0.2.7"])
+    out = io.StringIO()
+    urls = cli.announce("0.0.0.0", 8123, out)
+    text = out.getvalue()
+    assert urls == ["http://192.0.2.7:8123/"]
+    assert "http://192.0.2.7:8123/" in text
+    assert "http://127.0.0.1:8123/" in text
+    assert "Ctrl+C" in text
+    assert "\u2588" in text or "\u2580" in text  # the QR code drawn with block characters
+
+
+def test_a_machine_without_a_network_address_still_gets_a_local_url(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cli, "local_addresses", lambda: [])
+    assert cli.announce("0.0.0.0", 8000, io.StringIO()) == ["http://127.0.0.1:8000/"]
+
+
+def test_a_chosen_host_is_announced_as_it_is() -> None:
+    assert cli.announce("127.0.0.1", 9000, io.StringIO()) == ["http://127.0.0.1:9000/"]
+
+
+def test_local_addresses_leave_out_loopback() -> None:
+    assert all(not a.startswith("127.") for a in cli.local_addresses())
+
+
+def test_the_command_requires_a_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main([])
+    assert "serve" in capsys.readouterr().err
