@@ -356,14 +356,14 @@ def deals(
             side.table.clear()
     share = max(1, 4 * decks // len(layout))
     for i, side in enumerate(cards):
-        scale = draw(st.sampled_from((0, 2, share)))
-        for key in ("joker", "2", *NATURAL_RANKS):
+        scale = draw(st.sampled_from((0, 2, share)))  # no draw per card when 0: small examples
+        for key in ("joker", "2", *NATURAL_RANKS) if scale else ():
             n = draw(st.integers(0, min(stock[key], scale)))
             stock[key] -= n
             if n:
                 side.table[key] = side.table.get(key, 0) + n
         alone_out = i == goer and layout[i] == 1
-        if not alone_out:
+        if not alone_out and draw(st.booleans()):
             for key in ("joker", "2", *NATURAL_RANKS, "black3"):
                 n = draw(st.integers(0, min(stock[key], 2)))
                 stock[key] -= n
