@@ -1,16 +1,22 @@
 """SQLAlchemy models, one module per area; importing this package registers them all."""
 
+from .clubs import Club, Player, RatingPoint, Season, SideResult
 from .matches import Deal, DealSide, KnownName, Match, MatchPlayer, MatchSide, new_public_id, utcnow
 from .rules import SavedRuleSet
 
 __all__ = [
+    "Club",
     "Deal",
     "DealSide",
     "KnownName",
     "Match",
     "MatchPlayer",
     "MatchSide",
+    "Player",
+    "RatingPoint",
     "SavedRuleSet",
+    "Season",
+    "SideResult",
     "new_public_id",
     "utcnow",
 ]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import secrets
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy import JSON, Date, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from ..extensions import db
@@ -42,6 +42,14 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
         db.DateTime(timezone=True), default=utcnow, onupdate=utcnow
     )
     finished_at: Mapped[datetime | None] = mapped_column(db.DateTime(timezone=True), nullable=True)
+    # Club matches only (casual matches leave these empty); see models/clubs.py.
+    club_id: Mapped[int | None] = mapped_column(
+        ForeignKey("clubs.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    season_id: Mapped[int | None] = mapped_column(
+        ForeignKey("seasons.id", ondelete="SET NULL"), nullable=True
+    )
+    played_on: Mapped[date | None] = mapped_column(Date, nullable=True)
 
     sides: Mapped[list[MatchSide]] = relationship(
         back_populates="match", order_by="MatchSide.position", cascade="all, delete-orphan"
@@ -79,6 +87,9 @@ class MatchPlayer(db.Model):  # type: ignore[name-defined,misc]
     side_id: Mapped[int] = mapped_column(ForeignKey("match_sides.id", ondelete="CASCADE"))
     position: Mapped[int] = mapped_column(Integer)
     name: Mapped[str] = mapped_column(String(40))
+    player_id: Mapped[int | None] = mapped_column(
+        ForeignKey("players.id", ondelete="SET NULL"), nullable=True, index=True
+    )
 
     side: Mapped[MatchSide] = relationship(back_populates="players")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from sqlalchemy import select
@@ -17,6 +18,17 @@ from ..engine.errors import EngineError, Problems
 from ..extensions import db
 from ..models import Deal, DealSide, KnownName, MatchPlayer, MatchSide, utcnow
 from ..models import Match as MatchRow
+from . import standings
+
+
+@dataclass(frozen=True)
+class ClubMatch:
+    """Where a club match belongs: club, season, date, and each seat's player id."""
+
+    club_id: int
+    season_id: int | None
+    played_on: date
+    player_ids: Sequence[Sequence[int | None]]
 
 
 class StaleError(EngineError):
@@ -42,14 +54,27 @@ def new_submission_key() -> str:
 
 
 def start_match(
-    rules: RuleSet, origin: str, sides: Sequence[Side], first_dealer: int
+    rules: RuleSet,
+    origin: str,
+    sides: Sequence[Side],
+    first_dealer: int,
+    *,
+    club: ClubMatch | None = None,
 ) -> LoadedMatch:
-    """Validate and save a new match; the rule set is frozen into the match row."""
+    """Validate and save a new match; the rule set is frozen into the match row.
+
+    ``club`` records it in a club (and season) with each seat's club player id.
+    """
     game = Match.start(rules, sides, first_dealer)
     row = MatchRow(rules=rules.to_dict(), rules_origin=origin, first_dealer=game.first_dealer)
+    if club is not None:
+        row.club_id, row.season_id, row.played_on = club.club_id, club.season_id, club.played_on
     for position, side in enumerate(game.sides):
         side_row = MatchSide(position=position, name=side.name)
-        side_row.players = [MatchPlayer(position=i, name=n) for i, n in enumerate(side.players)]
+        ids = club.player_ids[position] if club else (None,) * len(side.players)
+        side_row.players = [
+            MatchPlayer(position=i, name=n, player_id=ids[i]) for i, n in enumerate(side.players)
+        ]
         row.sides.append(side_row)
     db.session.add(row)
     _remember_names(name for side in game.sides for name in side.players)
@@ -213,6 +238,7 @@ def _update_match(row: MatchRow, game: Match) -> None:
     elif not game.finished:
         row.finished_at = None
     row.updated_at = utcnow()
+    standings.match_changed(row, game)
 
 
 def home_matches(recent: int) -> tuple[list[MatchRow], list[MatchRow]]:

@@ -1,0 +1,114 @@
+"""Clubs, their players and seasons, and the aggregates kept current for standings."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from sqlalchemy import Date, Float, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from ..extensions import db
+from .matches import new_public_id, utcnow
+
+
+class Club(db.Model):  # type: ignore[name-defined,misc]
+    """A card club or a family: the same people, week after week."""
+
+    __tablename__ = "clubs"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(String(32), unique=True, default=new_public_id)
+    name: Mapped[str] = mapped_column(String(80))
+    default_rules: Mapped[str] = mapped_column(String(80), default="classic")
+    min_games: Mapped[int] = mapped_column(Integer, default=3)  # to be ranked
+    created_at: Mapped[datetime] = mapped_column(db.DateTime(timezone=True), default=utcnow)
+
+    players: Mapped[list[Player]] = relationship(
+        back_populates="club", order_by="Player.name", cascade="all, delete-orphan"
+    )
+    seasons: Mapped[list[Season]] = relationship(
+        back_populates="club", order_by="Season.starts_on.desc()", cascade="all, delete-orphan"
+    )
+
+
+class Player(db.Model):  # type: ignore[name-defined,misc]
+    """A person in a club; their record follows them from partner to partner."""
+
+    __tablename__ = "players"
+    __table_args__ = (UniqueConstraint("club_id", "key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(String(32), unique=True, default=new_public_id)
+    club_id: Mapped[int] = mapped_column(ForeignKey("clubs.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(40))
+    key: Mapped[str] = mapped_column(String(40))  # casefolded name, unique in the club
+    rating_mu: Mapped[float | None] = mapped_column(Float, nullable=True)
+    rating_sigma: Mapped[float | None] = mapped_column(Float, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(db.DateTime(timezone=True), default=utcnow)
+
+    club: Mapped[Club] = relationship(back_populates="players")
+
+
+class Season(db.Model):  # type: ignore[name-defined,misc]
+    """A named stretch of dates; a club match belongs to the season its date falls into."""
+
+    __tablename__ = "seasons"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(String(32), unique=True, default=new_public_id)
+    club_id: Mapped[int] = mapped_column(ForeignKey("clubs.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(80))
+    starts_on: Mapped[date] = mapped_column(Date)
+    ends_on: Mapped[date] = mapped_column(Date)
+
+    club: Mapped[Club] = relationship(back_populates="seasons")
+
+
+class SideResult(db.Model):  # type: ignore[name-defined,misc]
+    """A finished club match's side, summed over its deals: the row standings read.
+
+    Kept current by ``services.standings.match_changed`` whenever a deal is recorded,
+    corrected or removed, so no page ever loads deals to draw standings.
+    """
+
+    __tablename__ = "side_results"
+    __table_args__ = (Index("ix_side_results_club_order", "club_id", "played_on", "match_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    side_id: Mapped[int] = mapped_column(
+        ForeignKey("match_sides.id", ondelete="CASCADE"), unique=True
+    )
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
+    club_id: Mapped[int] = mapped_column(ForeignKey("clubs.id", ondelete="CASCADE"))
+    season_id: Mapped[int | None] = mapped_column(
+        ForeignKey("seasons.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    played_on: Mapped[date] = mapped_column(Date)
+    position: Mapped[int] = mapped_column(Integer)
+    outcome: Mapped[str] = mapped_column(String(5))  # win, draw, loss
+    points_for: Mapped[int] = mapped_column(Integer)
+    points_against: Mapped[int] = mapped_column(Integer)
+    deals: Mapped[int] = mapped_column(Integer)
+    went_out: Mapped[int] = mapped_column(Integer)
+    books_clean: Mapped[int] = mapped_column(Integer)
+    books_dirty: Mapped[int] = mapped_column(Integer)
+    books_wild: Mapped[int] = mapped_column(Integer)
+    books_other: Mapped[int] = mapped_column(Integer)  # special books (sevens, ...)
+    red_threes: Mapped[int] = mapped_column(Integer)  # laid
+    red_threes_left: Mapped[int] = mapped_column(Integer)
+
+
+class RatingPoint(db.Model):  # type: ignore[name-defined,misc]
+    """A player's OpenSkill rating after one finished club match (rating over time)."""
+
+    __tablename__ = "rating_points"
+    __table_args__ = (UniqueConstraint("player_id", "match_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
+    club_id: Mapped[int] = mapped_column(ForeignKey("clubs.id", ondelete="CASCADE"), index=True)
+    sequence: Mapped[int] = mapped_column(Integer)  # order of the match in the club history
+    played_on: Mapped[date] = mapped_column(Date)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)

@@ -1,0 +1,183 @@
+"""Clubs, their players and seasons, and starting a match inside a club."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import selectinload
+
+from ..engine import PRESETS, Problem, RuleSet, Side
+from ..engine.errors import EngineError
+from ..extensions import db
+from ..models import Club, Match, MatchSide, Player, Season
+from . import matches, standings
+
+
+class ClubError(EngineError):
+    """A club, player or season that cannot be saved as typed."""
+
+
+def create_club(name: str, default_rules: str = "classic", min_games: int = 3) -> Club:
+    """Save a new club."""
+    club = Club(name=name.strip(), default_rules=_rules_id(default_rules), min_games=min_games)
+    db.session.add(club)
+    db.session.commit()
+    return club
+
+
+def update_settings(club: Club, name: str, default_rules: str, min_games: int) -> Club:
+    """Change the club's name, default rule set and minimum games to be ranked."""
+    club.name, club.default_rules = name.strip(), _rules_id(default_rules)
+    club.min_games = max(0, min_games)
+    db.session.commit()
+    return club
+
+
+def _rules_id(rules_id: str) -> str:
+    if rules_id not in PRESETS:
+        raise ClubError([Problem("default_rules", f"There is no rule set {rules_id!r}.")])
+    return rules_id
+
+
+def all_clubs() -> list[Club]:
+    """Every club, by name."""
+    return list(db.session.scalars(select(Club).order_by(func.lower(Club.name))))
+
+
+def get_club(public_id: str) -> Club | None:
+    """The club with this public id, or None."""
+    return db.session.scalar(select(Club).where(Club.public_id == public_id))
+
+
+def get_player(club: Club, public_id: str) -> Player | None:
+    """The club's player with this public id, or None."""
+    return db.session.scalar(
+        select(Player).where(Player.club_id == club.id, Player.public_id == public_id)
+    )
+
+
+def add_player(club: Club, name: str) -> Player:
+    """Add a player; a name already in the club (any case) is refused."""
+    player = _new_player(club, name)
+    db.session.commit()
+    return player
+
+
+def _new_player(club: Club, name: str) -> Player:
+    name = " ".join(name.split())
+    if not name:
+        raise ClubError([Problem("name", "Type a name.")])
+    if _by_key(club, name) is not None:
+        raise ClubError([Problem("name", f"{name} is already in this club.")])
+    player = Player(club=club, name=name, key=name.casefold())
+    db.session.add(player)
+    db.session.flush()
+    return player
+
+
+def _by_key(club: Club, name: str) -> Player | None:
+    return db.session.scalar(
+        select(Player).where(Player.club_id == club.id, Player.key == name.strip().casefold())
+    )
+
+
+def search_players(club: Club, text: str, limit: int = 20) -> list[Player]:
+    """Players whose name contains ``text`` (any case), names starting with it first."""
+    key = " ".join(text.split()).casefold()
+    query = select(Player).where(Player.club_id == club.id)
+    if key:
+        escaped = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        query = query.where(Player.key.like(f"%{escaped}%", escape="\\"))
+    starts = Player.key.like(f"{key}%") if key else Player.key.is_not(None)
+    rows = db.session.scalars(query.order_by(starts.desc(), Player.key).limit(limit))
+    return list(rows)
+
+
+def add_season(club: Club, name: str, starts_on: date, ends_on: date) -> Season:
+    """Add a season; it must end on or after its start and overlap no other season."""
+    if ends_on < starts_on:
+        raise ClubError([Problem("ends_on", "A season cannot end before it starts.")])
+    for other in club.seasons:
+        if starts_on <= other.ends_on and other.starts_on <= ends_on:
+            raise ClubError([Problem("starts_on", f"These dates overlap the season {other.name}.")])
+    season = Season(club=club, name=name.strip(), starts_on=starts_on, ends_on=ends_on)
+    db.session.add(season)
+    db.session.flush()
+    _reassign_seasons(club)
+    db.session.commit()
+    return season
+
+
+def _reassign_seasons(club: Club) -> None:
+    """Give every club match, and its results, the season its date falls into."""
+    from ..models import SideResult
+
+    for match in db.session.scalars(select(Match).where(Match.club_id == club.id)):
+        season = standings.season_of(match.played_on or match.created_at.date(), club.seasons)
+        match.season_id = season.id if season else None
+    for result in db.session.scalars(select(SideResult).where(SideResult.club_id == club.id)):
+        season = standings.season_of(result.played_on, club.seasons)
+        result.season_id = season.id if season else None
+
+
+def get_season(club: Club, public_id: str | None) -> Season | None:
+    """The club's season with this public id, or None."""
+    if not public_id:
+        return None
+    return db.session.scalar(
+        select(Season).where(Season.club_id == club.id, Season.public_id == public_id)
+    )
+
+
+def start_club_match(
+    club: Club,
+    rules: RuleSet,
+    sides: Sequence[Side],
+    first_dealer: int,
+    played_on: date,
+) -> matches.LoadedMatch:
+    """Start a match in the club: names become club players (new ones are added)."""
+    ids: list[list[int | None]] = []
+    for side in sides:
+        seat_ids: list[int | None] = []
+        for name in side.players:
+            clean = " ".join(str(name).split())
+            player = _by_key(club, clean) if clean else None
+            if player is None and clean and len(clean) <= 40:
+                player = _new_player(club, clean)
+            seat_ids.append(player.id if player else None)
+        ids.append(seat_ids)
+    season = standings.season_of(played_on, club.seasons)
+    place = matches.ClubMatch(club.id, season.id if season else None, played_on, ids)
+    try:
+        return matches.start_match(rules, rules.id, sides, first_dealer, club=place)
+    except EngineError:
+        db.session.rollback()  # players added for a match that was refused
+        raise
+
+
+def matches_on(club: Club, day: date) -> list[Match]:
+    """The club's matches of one day (club night), newest first, with sides and players."""
+    return list(
+        db.session.scalars(
+            select(Match)
+            .where(Match.club_id == club.id, Match.played_on == day)
+            .options(selectinload(Match.sides).selectinload(MatchSide.players))
+            .order_by(Match.created_at.desc(), Match.id.desc())
+        )
+    )
+
+
+def recent_matches(club: Club, limit: int = 20) -> list[Match]:
+    """The club's most recent matches, with sides and players."""
+    return list(
+        db.session.scalars(
+            select(Match)
+            .where(Match.club_id == club.id)
+            .options(selectinload(Match.sides).selectinload(MatchSide.players))
+            .order_by(Match.played_on.desc(), Match.id.desc())
+            .limit(limit)
+        )
+    )

@@ -1,0 +1,254 @@
+"""Club standings: per-side aggregates kept current, and the tables read from them.
+
+``match_changed`` is called by the match service whenever a deal is recorded, corrected
+or removed; the work happens just before that transaction commits (so a clash on the
+deal still surfaces from ``commit``), writing one ``SideResult`` per side of a finished
+club match and updating ratings. Pages then read one row per match side, never deals, in
+a fixed number of queries whatever the length of the history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from fractions import Fraction
+from typing import Any
+
+from sqlalchemy import delete, event, select
+from sqlalchemy.orm import Session
+
+from ..engine import Match
+from ..engine.standings import (
+    Line,
+    Opponent,
+    SideRecord,
+    Table,
+    lines,
+    outcome_of,
+    partnership_keys,
+    player_keys,
+    rank,
+)
+from ..extensions import db
+from ..models import Match as MatchRow
+from ..models import MatchPlayer, Player, SideResult
+from . import ratings
+
+PENDING = "club_matches_changed"
+BOOK_COLUMNS = {"clean": "books_clean", "dirty": "books_dirty", "wild": "books_wild"}
+
+
+def match_changed(row: MatchRow, game: Match) -> None:
+    """Note that a club match changed; its aggregates are rewritten before commit."""
+    if row.club_id is None:
+        return
+    db.session.info.setdefault(PENDING, {})[id(row)] = (row, game)
+
+
+@event.listens_for(Session, "before_commit")
+def _before_commit(session: Session) -> None:
+    pending = session.info.pop(PENDING, None)
+    for row, game in (pending or {}).values():
+        write_results(session, row, game)
+
+
+def write_results(session: Session, row: MatchRow, game: Match) -> None:
+    """Rewrite the match's side results from the engine's match, then its ratings."""
+    session.flush()
+    was_rated = bool(
+        session.scalar(select(SideResult.id).where(SideResult.match_id == row.id).limit(1))
+    )
+    session.execute(delete(SideResult).where(SideResult.match_id == row.id))
+    if not game.finished:
+        if was_rated:
+            ratings.recompute(row.club_id)
+        return
+    played_on = row.played_on or row.created_at.date()
+    totals = game.totals
+    for index, side in enumerate(row.sides):
+        entries = [deal.entries[index] for deal in game.deals]
+        books = {kind: 0 for kind in (*BOOK_COLUMNS, "other")}
+        for entry in entries:
+            for kind, count in entry.books.items():
+                books[kind if kind in BOOK_COLUMNS else "other"] += count
+        session.add(
+            SideResult(
+                side_id=side.id,
+                match_id=row.id,
+                club_id=row.club_id,
+                season_id=row.season_id,
+                played_on=played_on,
+                position=index,
+                outcome=outcome_of(totals[index], totals),
+                points_for=totals[index],
+                points_against=max(t for i, t in enumerate(totals) if i != index),
+                deals=len(game.deals),
+                went_out=sum(entry.went_out for entry in entries),
+                books_clean=books["clean"],
+                books_dirty=books["dirty"],
+                books_wild=books["wild"],
+                books_other=books["other"],
+                red_threes=sum(entry.red_threes for entry in entries),
+                red_threes_left=sum(entry.red_threes_left for entry in entries),
+            )
+        )
+    session.flush()
+    ratings.match_finished(row.club_id, row.id, played_on, was_rated)
+
+
+def club_records(club_id: int, season_id: int | None = None) -> list[SideRecord]:
+    """Every finished side of the club (or season), oldest first, as engine records."""
+    query = (
+        select(SideResult, MatchPlayer.player_id)
+        .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
+        .where(SideResult.club_id == club_id)
+        .order_by(SideResult.played_on, SideResult.match_id, SideResult.position)
+        .order_by(MatchPlayer.position)
+    )
+    if season_id is not None:
+        query = query.where(SideResult.season_id == season_id)
+    sides: dict[int, tuple[SideResult, list[int]]] = {}
+    for result, player_id in db.session.execute(query):
+        entry = sides.setdefault(result.side_id, (result, []))
+        if player_id is not None:
+            entry[1].append(player_id)
+    by_match: dict[int, list[tuple[SideResult, list[int]]]] = {}
+    for result, players in sides.values():
+        by_match.setdefault(result.match_id, []).append((result, players))
+    records = []
+    for match_sides in by_match.values():
+        for result, players in match_sides:
+            opponents = tuple(
+                Opponent(tuple(p), other.points_for)
+                for other, p in match_sides
+                if other.side_id != result.side_id
+            )
+            records.append(_record(result, tuple(players), opponents))
+    return records
+
+
+def _record(result: SideResult, players: tuple[int, ...], opponents: Any) -> SideRecord:
+    return SideRecord(
+        match=result.match_id,
+        players=players,
+        outcome=result.outcome,
+        points_for=result.points_for,
+        points_against=result.points_against,
+        deals=result.deals,
+        went_out=result.went_out,
+        books={
+            "clean": result.books_clean,
+            "dirty": result.books_dirty,
+            "wild": result.books_wild,
+            "other": result.books_other,
+        },
+        red_threes=result.red_threes,
+        red_threes_left=result.red_threes_left,
+        opponents=opponents,
+    )
+
+
+@dataclass(frozen=True)
+class Row:
+    """A line of a standings table, with names, links and rating."""
+
+    place: int | None  # None: below the minimum number of games
+    members: tuple[Player, ...]
+    line: Line
+    rating: float | None
+    decided_by: str
+
+    @property
+    def name(self) -> str:
+        """The player's name, or the partners' names joined."""
+        return " & ".join(p.name for p in self.members)
+
+
+def _num(get: Callable[[Line], Any]) -> Callable[[Row], Any]:
+    return lambda row: get(row.line)
+
+
+COLUMNS: dict[str, Callable[[Row], Any]] = {
+    "games": _num(lambda line: line.games),
+    "wins": _num(lambda line: line.tally.wins),
+    "draws": _num(lambda line: line.tally.draws),
+    "losses": _num(lambda line: line.tally.losses),
+    "win_rate": _num(lambda line: line.win_rate),
+    "points_for": _num(lambda line: line.points_for),
+    "points_against": _num(lambda line: line.points_against),
+    "per_game": _num(lambda line: line.points_per_game),
+    "per_deal": _num(lambda line: line.points_per_deal),
+    "went_out": _num(lambda line: line.went_out),
+    "clean": _num(lambda line: line.books["clean"]),
+    "dirty": _num(lambda line: line.books["dirty"]),
+    "wild": _num(lambda line: line.books["wild"]),
+    "red_threes": _num(lambda line: line.red_threes),
+    "rating": lambda row: row.rating if row.rating is not None else float("-inf"),
+}
+
+
+@dataclass(frozen=True)
+class Standings:
+    """Ranked rows, then unranked rows, for players or partnerships."""
+
+    ranked: list[Row]
+    unranked: list[Row]
+    sort: str
+
+
+def standings(
+    club_id: int,
+    min_games: int,
+    season_id: int | None = None,
+    partnerships: bool = False,
+    sort: str = "",
+) -> Standings:
+    """The club's (or season's) table in ranking order, or sorted by one column."""
+    records = club_records(club_id, season_id)
+    players = club_players(club_id)
+    keys = partnership_keys if partnerships else player_keys
+    found = lines(records, keys)
+    found.sort(key=lambda line: _name_of(line.key, players).casefold())
+    table: Table = rank(found, records, min_games, by_partnership=partnerships)
+    ranked = [_row(p.place, p.line, players, p.decided_by) for p in table.ranked]
+    unranked = [_row(None, line, players, "") for line in table.unranked]
+    if sort in COLUMNS:
+        ranked.sort(key=COLUMNS[sort], reverse=True)
+        unranked.sort(key=COLUMNS[sort], reverse=True)
+    return Standings(ranked, unranked, sort if sort in COLUMNS else "")
+
+
+def club_players(club_id: int) -> dict[int, Player]:
+    """The club's players by id (one query)."""
+    return {p.id: p for p in db.session.scalars(select(Player).where(Player.club_id == club_id))}
+
+
+def _members(key: Any) -> tuple[Any, ...]:
+    return key if isinstance(key, tuple) else (key,)
+
+
+def _name_of(key: Any, players: dict[int, Player]) -> str:
+    return " & ".join(players[k].name for k in _members(key) if k in players)
+
+
+def _row(place: int | None, line: Line, players: dict[int, Player], decided_by: str) -> Row:
+    members = tuple(players[k] for k in _members(line.key) if k in players)
+    rating = ratings.team_ordinal(ratings.ordinal(p.rating_mu, p.rating_sigma) for p in members)
+    return Row(place, members, line, rating, decided_by)
+
+
+def percent(value: Fraction) -> str:
+    """A win rate as a whole percentage: ``Fraction(5, 6)`` -> ``"83%"``."""
+    return f"{round(value * 100)}%"
+
+
+def one_decimal(value: Fraction | float) -> str:
+    """An average with one decimal: ``Fraction(11000, 3)`` -> ``"3666.7"``."""
+    return f"{float(value):.1f}"
+
+
+def season_of(day: date, seasons: Sequence[Any]) -> Any:
+    """The season whose dates hold ``day`` (the latest starting, if they overlap)."""
+    holding = [s for s in seasons if s.starts_on <= day <= s.ends_on]
+    return max(holding, key=lambda s: s.starts_on, default=None)
