@@ -44,7 +44,7 @@ def test_a_sides_total_is_the_sum_of_its_parts(deal: Deal) -> None:
         assert side.exact_draws == cards.exact_draws * rules.exact_draw_bonus
 
 
-def _as_points(entry: dict[str, Any], rules: RuleSet, name: str, value: int) -> dict[str, Any]:
+def _as_points(entry: dict[str, Any], name: str, value: int) -> dict[str, Any]:
     out = {k: v for k, v in entry.items() if k not in (name, f"{name}_points")}
     out[f"{name}_points"] = value
     return out
@@ -76,7 +76,7 @@ def test_counting_by_ranks_and_by_points_gives_the_same_total(deal: Deal, data: 
     by_points = entry
     for name in counted:
         value = _counts_value(rules, entry.get(name, {}))
-        by_points = _as_points(by_points, rules, name, value)
+        by_points = _as_points(by_points, name, value)
     # Cards worth 0 on the table make a side "melded" by counts but not by points (the
     # engine cannot see them in a 0); a rule set with such values is left out here.
     cards = deal.cards[side]
