@@ -1,7 +1,191 @@
-"""The rules area."""
+"""The rules area: house rules listed, edited with a live rules-card preview, and saved.
+
+Cards, print views, share links, QR codes, export and import live in ``share.py`` on the
+same blueprint.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint
+from typing import Any
+
+from flask import Blueprint, abort, flash, redirect, request, url_for
+from flask_babel import gettext as _
+from werkzeug import Response
+
+from ...engine import PRESETS, EngineError, RuleSet
+from ...models import SavedRuleSet
+from ...services import rule_sets
+from ..rendering import invalid_status, render, wants_fragment
+from .card import rules_card
+from .formdata import add_blank_rows, add_row, formdata_of, set_layout_choices
+from .forms import RuleSetForm
+from .mapping import apply_problems, form_to_dict
 
 bp = Blueprint("rules", __name__)
+bp.add_app_template_global(rules_card, "rules_card")
+
+
+def loaded(public_id: str) -> SavedRuleSet:
+    """The saved rule set of a URL, or 404."""
+    row = rule_sets.load(public_id)
+    if row is None:
+        abort(404)
+    return row
+
+
+@bp.get("/rules")
+def index() -> Response:
+    """The presets and the saved house rules, each with its card; start a new rule set."""
+    return render(
+        "rules/index.html",
+        "rules/index.html",
+        presets=list(PRESETS.values()),
+        saved=rule_sets.saved(),
+    )
+
+
+@bp.get("/rules/new")
+def new() -> Response:
+    """The editor, filled from a preset or a saved rule set (``?from=<origin>``)."""
+    choice = rule_sets.find(request.args.get("from") or "classic")
+    if choice is None:
+        abort(404)
+    form = RuleSetForm(data=formdata_of(choice.rules))
+    name = choice.name
+    form.name.data = (
+        _("%(name)s (copy)", name=name) if choice.saved else _("%(name)s house rules", name=name)
+    )
+    set_layout_choices(form, choice.rules)
+    add_blank_rows(form)
+    return _editor(form, preview=choice.rules)
+
+
+@bp.post("/rules")
+def create() -> Response:
+    """Save a new rule set (or add a row to one of its lists and show the form again)."""
+    return _save(None)
+
+
+@bp.route("/rules/<public_id>/edit", methods=["GET", "POST"])
+def edit(public_id: str) -> Response:
+    """Change a saved rule set; matches that started with it keep their copy."""
+    row = loaded(public_id)
+    if request.method == "POST":
+        return _save(row)
+    rules = rule_sets.rule_set_of(row)
+    form = RuleSetForm(data=formdata_of(rules))
+    form.version.data = str(row.version)
+    set_layout_choices(form, rules)
+    add_blank_rows(form)
+    return _editor(form, row=row, preview=rules)
+
+
+def _save(row: SavedRuleSet | None) -> Response:
+    form = RuleSetForm()
+    set_layout_choices(form)
+    adding = request.form.get("add")
+    if adding:
+        add_row(form, adding)
+        return _editor(form, row=row, preview=_preview(form)[0])
+    general: list[str] = []
+    if form.validate():
+        data, where = form_to_dict(form)
+        try:
+            if row is None:
+                row = rule_sets.create(data)
+            else:
+                rule_sets.update(row, data, _int(form.version.data))
+        except rule_sets.StaleRuleSetError as error:
+            general = [p.message for p in error.problems]
+            form.version.data = str(row.version) if row is not None else ""
+        except EngineError as error:
+            general = apply_problems(form, error.problems, where)
+        else:
+            flash(_("Saved %(name)s.", name=row.name), "success")
+            return redirect(url_for(".show", public_id=row.public_id), 303)
+    else:
+        general = list(form.csrf_token.errors) if "csrf_token" in form else []
+    return _editor(form, row=row, general=general, status=invalid_status())
+
+
+def _editor(
+    form: RuleSetForm,
+    *,
+    row: SavedRuleSet | None = None,
+    preview: RuleSet | None = None,
+    general: list[str] | None = None,
+    status: int = 200,
+) -> Response:
+    if not hasattr(form, "group_errors"):
+        form.group_errors = {}
+    return render(
+        "rules/edit.html",
+        "rules/edit.html",
+        status,
+        form=form,
+        row=row,
+        preview=preview,
+        problems=[],
+        general=general or [],
+    )
+
+
+def _preview(form: RuleSetForm) -> tuple[RuleSet | None, list[Any], dict[str, Any]]:
+    """The rule set typed so far, or the engine's problems with it and the field map."""
+    data, where = form_to_dict(form)
+    try:
+        return rule_sets.prepare(data), [], where
+    except EngineError as error:
+        return None, list(error.problems), where
+
+
+def _labelled(problems: list[Any], where: dict[str, Any]) -> list[str]:
+    """Problems as sentences that name their field (the preview sits apart from the form)."""
+    lines = []
+    for problem in problems:
+        field = where.get(problem.field)
+        label = field.label.text if field is not None else ""
+        lines.append(f"{label}: {problem.message}" if label else problem.message)
+    return lines
+
+
+@bp.post("/rules/preview")
+def preview() -> Response:
+    """The rules card of what the editor holds; saves nothing.
+
+    htmx posts here on every change and gets the card alone; the Preview button (no
+    JavaScript) posts here too and gets the editor back with the card and field errors.
+    """
+    form = RuleSetForm()
+    set_layout_choices(form)
+    rules, problems, where = _preview(form)
+    if wants_fragment():
+        lines = _labelled(problems, where)
+        return render("rules/_preview.html", "rules/_preview.html", preview=rules, problems=lines)
+    public_id = request.args.get("rule_set")
+    row = rule_sets.load(public_id) if public_id else None
+    form.validate()
+    general = apply_problems(form, problems, where)
+    return _editor(form, row=row, preview=rules, general=general)
+
+
+@bp.route("/rules/<public_id>/delete", methods=["GET", "POST"])
+def delete(public_id: str) -> Response:
+    """Confirm, then delete a saved rule set (matches keep their own copy)."""
+    row = loaded(public_id)
+    if request.method == "POST":
+        name = row.name
+        rule_sets.delete(row)
+        flash(_("Deleted %(name)s. Matches played with it keep their rules.", name=name), "success")
+        return redirect(url_for(".index"), 303)
+    return render("rules/delete.html", "rules/delete.html", row=row)
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+from . import share  # noqa: E402, F401  (its routes live on this blueprint)
