@@ -1,0 +1,68 @@
+"""Reading a JSON request body defensively, and the 422 answer of the API.
+
+Anything a client can send becomes either a decoded JSON value or a list of problems in
+the contract's error shape; never an exception that would surface as a 500 or an HTML
+page. Only strict JSON is accepted: ``NaN`` and ``Infinity`` are not JSON, whatever
+Python's decoder allows by default.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Response, jsonify, request
+from flask_babel import gettext as _
+
+from ...engine import Problem
+
+#: The field path of a problem with the request as a whole (RULES.md 6 uses "request").
+REQUEST_FIELD = "request"
+
+
+class BodyError(Exception):
+    """The request body cannot be read as JSON; carries the problem to report."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.problem = Problem(REQUEST_FIELD, message)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def json_body() -> Any:
+    """The decoded JSON body of the current request; raise BodyError when it has none.
+
+    The Content-Type must be ``application/json`` (or a ``+json`` type), the body must be
+    UTF-8 JSON, and neither ``NaN``/``Infinity``, numbers of thousands of digits nor
+    nesting deeper than Python's recursion limit get past as anything but a problem.
+    """
+    if not request.is_json:
+        raise BodyError(_("Send the request as JSON, with Content-Type: application/json."))
+    raw = request.get_data(cache=True)  # raises 413 beyond MAX_CONTENT_LENGTH
+    if not raw.strip():
+        raise BodyError(_("The request body is empty; send a JSON object."))
+    try:
+        text = raw.decode("utf-8-sig")
+        return json.loads(text, parse_constant=_refuse_constant)
+    except UnicodeDecodeError:
+        raise BodyError(_("The request body is not UTF-8 text.")) from None
+    except RecursionError:
+        raise BodyError(_("The JSON is nested too deeply.")) from None
+    except ValueError as error:  # JSONDecodeError, NaN, and ints past the digit limit
+        raise BodyError(
+            _("The request body is not valid JSON: %(why)s.", why=_why(error))
+        ) from None
+
+
+def _why(error: ValueError) -> str:
+    if isinstance(error, json.JSONDecodeError):
+        return f"{error.msg} at line {error.lineno}, column {error.colno}"
+    return str(error).split(";")[0].rstrip(".")
+
+
+def unprocessable(problems: list[Problem] | tuple[Problem, ...]) -> tuple[Response, int]:
+    """The ``422`` answer listing every problem: ``{"errors": [{"field", "message"}]}``."""
+    return jsonify({"errors": [p.as_dict() for p in problems]}), 422
