@@ -10,8 +10,9 @@ from wtforms import Form, FormField, HiddenField, IntegerField, RadioField, Sele
 from wtforms.fields import FieldList
 from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
-from ...engine import PRESETS, RuleSet, layout_label, value_groups
+from ...engine import RuleSet, layout_label, value_groups
 from ...engine.entries import COUNT_BOUND, POINTS_BOUND
+from ...services import rule_sets
 
 MAX_NAME = 40
 
@@ -30,8 +31,8 @@ def parse_layout(key: str | None) -> tuple[int, ...] | None:
 
 
 def rule_choices() -> list[tuple[str, str]]:
-    """The rule sets a match can start with: the presets (house rules join later)."""
-    return [(r.id, r.name) for r in PRESETS.values()]
+    """The rule sets a match can start with: the presets, then the saved house rules."""
+    return [(choice.origin, choice.name) for choice in rule_sets.available()]
 
 
 class StartForm(FlaskForm):

@@ -7,8 +7,9 @@ from typing import Any
 from flask import Blueprint, abort, redirect, request, url_for
 from werkzeug import Response
 
-from ...engine import PRESETS, EngineError, RuleSet, Side
+from ...engine import EngineError, RuleSet, Side
 from ...services import matches as service
+from ...services import rule_sets
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
 from .context import match_context, preview_context
@@ -23,22 +24,24 @@ def _loaded(public_id: str) -> service.LoadedMatch:
     return loaded
 
 
-def _rules(rules_id: str | None) -> RuleSet:
-    return PRESETS.get(rules_id or "") or PRESETS["classic"]
+def _choice(origin: str | None) -> rule_sets.RuleChoice:
+    """A preset by id or saved house rules by ``saved:<public_id>``; classic otherwise."""
+    return rule_sets.find(origin) or rule_sets.find("classic")  # type: ignore[return-value]
 
 
 @bp.get("/matches/new")
 def new() -> Response | str:
     """Choose the rules and the seating, then type the names (one page, two steps)."""
     start = forms.StartForm(request.args)
-    rules = _rules(start.rules.data)
+    choice = _choice(start.rules.data)
+    rules = choice.rules
     start.layout.choices = forms.layout_choices(rules)
     layout = forms.parse_layout(start.layout.data)
     if layout is None or layout not in rules.layouts:
         layout = (2, 2) if (2, 2) in rules.layouts else rules.layouts[0]
         start.layout.data = forms.layout_key(layout)
     form = forms.new_match_form(layout)
-    form.rules.data, form.layout.data = rules.id, forms.layout_key(layout)
+    form.rules.data, form.layout.data = choice.origin, forms.layout_key(layout)
     return _new_page(start, form, rules, layout)
 
 
@@ -60,12 +63,13 @@ def _new_page(
 @bp.post("/matches")
 def create() -> Response:
     """Save a new match and open it."""
-    rules = _rules(request.form.get("rules"))
+    choice = _choice(request.form.get("rules"))
+    rules = choice.rules
     layout = forms.parse_layout(request.form.get("layout"))
     if layout is None:
         abort(400)
     form = forms.new_match_form(layout, request.form)
-    start = forms.StartForm(data={"rules": rules.id, "layout": forms.layout_key(layout)})
+    start = forms.StartForm(data={"rules": choice.origin, "layout": forms.layout_key(layout)})
     start.layout.choices = forms.layout_choices(rules)
     if form.validate():
         sides = [
@@ -76,7 +80,7 @@ def create() -> Response:
             for i, size in enumerate(layout)
         ]
         try:
-            loaded = service.start_match(rules, rules.id, sides, form.first_dealer.data)
+            loaded = service.start_match(rules, choice.origin, sides, form.first_dealer.data)
         except EngineError as error:
             for problem in error.problems:
                 field = _new_match_field(form, problem.field)
