@@ -1,7 +1,154 @@
-"""The clubs area."""
+"""The clubs area: clubs, standings, seasons and settings, CSV exports.
+
+Players (search, add, their page) live in ``players.py`` and club matches (new match,
+club night) in ``nights.py``; both add their routes to this blueprint.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint
+from flask import Blueprint, Response, abort, redirect, request, url_for
+
+from ...models import Club, Season
+from ...services import charts, clubs, exports, standings
+from ..rendering import invalid_status, render
+from . import forms
 
 bp = Blueprint("clubs", __name__)
+bp.add_app_template_global(charts.running_totals_chart, "running_totals_chart")
+bp.add_app_template_filter(standings.percent, "percent")
+bp.add_app_template_filter(standings.one_decimal, "one_decimal")
+
+
+def club_or_404(public_id: str) -> Club:
+    """The club of the URL, or 404."""
+    club = clubs.get_club(public_id)
+    if club is None:
+        abort(404)
+    return club
+
+
+def season_of_request(club: Club) -> Season | None:
+    """The season chosen with ``?season=``; none means all-time."""
+    return clubs.get_season(club, request.args.get("season"))
+
+
+@bp.get("/clubs")
+def index() -> Response:
+    """Every club, and a form to start one."""
+    return _index_page(forms.ClubForm())
+
+
+def _index_page(form: forms.ClubForm, status: int = 200) -> Response:
+    return render(
+        "clubs/index.html", "clubs/index.html", status, clubs=clubs.all_clubs(), form=form
+    )
+
+
+@bp.post("/clubs")
+def create() -> Response:
+    """Start a club."""
+    form = forms.ClubForm()
+    if form.validate():
+        club = clubs.create_club(form.name.data, form.default_rules.data, form.min_games.data)
+        return redirect(url_for(".show", club_id=club.public_id), 303)
+    return _index_page(form, invalid_status())
+
+
+@bp.get("/c/<club_id>")
+def show(club_id: str) -> Response:
+    """The club's standings (a season or all-time; players or partnerships; sortable)."""
+    club = club_or_404(club_id)
+    season = season_of_request(club)
+    view = "partnerships" if request.args.get("view") == "partnerships" else "players"
+    table = standings.standings(
+        club.id,
+        club.min_games,
+        season.id if season else None,
+        partnerships=view == "partnerships",
+        sort=request.args.get("sort", ""),
+    )
+    return render(
+        "clubs/show.html",
+        "clubs/_standings.html",
+        club=club,
+        season=season,
+        seasons=club.seasons,
+        view=view,
+        table=table,
+        recent=clubs.recent_matches(club, 10),
+    )
+
+
+@bp.get("/c/<club_id>/standings.csv")
+def standings_csv(club_id: str) -> Response:
+    """The standings as a spreadsheet file."""
+    club = club_or_404(club_id)
+    season = season_of_request(club)
+    partnerships = request.args.get("view") == "partnerships"
+    table = standings.standings(
+        club.id, club.min_games, season.id if season else None, partnerships=partnerships
+    )
+    return exports.csv_response(exports.standings_rows(table), f"standings-{club.public_id}.csv")
+
+
+@bp.get("/c/<club_id>/matches.csv")
+def matches_csv(club_id: str) -> Response:
+    """Every deal of the club's matches: a row per side per deal, entries and scores."""
+    club = club_or_404(club_id)
+    season = season_of_request(club)
+    rows = exports.history_rows(club.id, season.id if season else None)
+    return exports.csv_response(rows, f"matches-{club.public_id}.csv")
+
+
+@bp.get("/c/<club_id>/settings")
+def settings(club_id: str) -> Response:
+    """The club's name, rules, ranking minimum and seasons."""
+    club = club_or_404(club_id)
+    form = forms.ClubForm(obj=club)
+    return _settings_page(club, form, forms.SeasonForm(formdata=None))
+
+
+def _settings_page(
+    club: Club, form: forms.ClubForm, season_form: forms.SeasonForm, status: int = 200
+) -> Response:
+    return render(
+        "clubs/settings.html",
+        "clubs/settings.html",
+        status,
+        club=club,
+        form=form,
+        season_form=season_form,
+    )
+
+
+@bp.post("/c/<club_id>/settings")
+def save_settings(club_id: str) -> Response:
+    """Save the club's settings."""
+    club = club_or_404(club_id)
+    form = forms.ClubForm()
+    if form.validate():
+        clubs.update_settings(club, form.name.data, form.default_rules.data, form.min_games.data)
+        return redirect(url_for(".show", club_id=club.public_id), 303)
+    return _settings_page(club, form, forms.SeasonForm(formdata=None), invalid_status())
+
+
+@bp.post("/c/<club_id>/seasons")
+def add_season(club_id: str) -> Response:
+    """Add a season; matches already played in its dates join it."""
+    club = club_or_404(club_id)
+    season_form = forms.SeasonForm()
+    if season_form.validate():
+        try:
+            clubs.add_season(
+                club, season_form.name.data, season_form.starts_on.data, season_form.ends_on.data
+            )
+        except clubs.ClubError as error:
+            forms.apply_problems(season_form, error.problems)
+        else:
+            return redirect(url_for(".settings", club_id=club.public_id), 303)
+    return _settings_page(
+        club, forms.ClubForm(formdata=None, obj=club), season_form, invalid_status()
+    )
+
+
+from . import nights, players  # noqa: E402,F401  (they add routes to bp)

@@ -1,0 +1,66 @@
+"""Forms of the clubs area."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import DateField, IntegerField, SelectField, StringField
+from wtforms.validators import InputRequired, Length, NumberRange
+
+from ..matches.fields import no_control_characters
+from ..matches.forms import rule_choices
+
+
+class ClubForm(FlaskForm):
+    """A new club, or its settings."""
+
+    name = StringField(
+        _l("Club name"),
+        [InputRequired(_l("Give the club a name.")), Length(max=80), no_control_characters],
+    )
+    default_rules = SelectField(_l("Rules the club plays"), choices=rule_choices, default="classic")
+    min_games = IntegerField(
+        _l("Games needed to be ranked"),
+        [
+            InputRequired(_l("Enter a whole number from 0 to 100.")),
+            NumberRange(0, 100, _l("Enter a whole number from 0 to 100.")),
+        ],
+        default=3,
+        render_kw={"inputmode": "numeric"},
+    )
+
+
+class PlayerForm(FlaskForm):
+    """A new club player."""
+
+    name = StringField(
+        _l("Name"),
+        [InputRequired(_l("Type a name.")), Length(max=40), no_control_characters],
+        render_kw={"autocomplete": "off", "maxlength": 40},
+    )
+
+
+class SeasonForm(FlaskForm):
+    """A new season."""
+
+    name = StringField(
+        _l("Season name"),
+        [InputRequired(_l("Give the season a name.")), Length(max=80), no_control_characters],
+    )
+    starts_on = DateField(_l("First day"), [InputRequired(_l("Choose the first day."))])
+    ends_on = DateField(_l("Last day"), [InputRequired(_l("Choose the last day."))])
+
+
+def played_on_field() -> DateField:
+    """The date of a club match (today unless typed)."""
+    return DateField(_l("Date played"), [InputRequired(_l("Choose the date."))], default=date.today)
+
+
+def apply_problems(form: Any, problems: Any) -> None:
+    """Put service problems beside their fields (or the first field)."""
+    for problem in problems:
+        field = form._fields.get(problem.field) or next(iter(form))
+        field.errors = [*field.errors, problem.message]
