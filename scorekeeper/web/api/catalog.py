@@ -1,13 +1,14 @@
-"""The rule sets a client of the API can name: the seam where saved house rules join.
+"""The rule sets a client of the API can name: the presets and the saved house rules.
 
-Today the catalog is the presets. Saved rule sets join by extending
-``available_rule_sets`` alone (e.g. with ``services.rule_sets.available()``, keyed by
-each choice's origin such as ``saved:<public_id>``): the listing, the single rule set
-and the scoring and meld endpoints all go through it.
+Every endpoint goes through this module: the listing, the single rule set, and the
+scoring and meld endpoints when ``rules`` names a saved rule set (``saved:<public_id>``,
+the same key a match records as its ``rules_origin``). The rule sets listed are the
+installation's own (no club owner).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -15,25 +16,33 @@ from typing import Any
 from flask import url_for
 
 from ...engine import PRESETS, RuleSet
+from ...services import rule_sets
+
+#: What a rule-set key can look like; anything else is unknown without asking the
+#: database (PostgreSQL refuses NUL characters in a query).
+KEY = re.compile(r"[a-z0-9][a-z0-9-]{0,63}|" + re.escape(rule_sets.SAVED_PREFIX) + r"[\w-]{1,64}")
 
 
 @dataclass(frozen=True)
 class Available:
     """A rule set a request may name: the id to name it by, its value, and its kind."""
 
-    id: str  # a preset id, or the key of a saved rule set
+    id: str  # a preset id, or "saved:<public_id>"
     rules: RuleSet
     preset: bool
 
 
 def available_rule_sets() -> list[Available]:
-    """Every rule set a request may name, presets first."""
-    return [Available(rules.id, rules, preset=True) for rules in PRESETS.values()]
+    """Every rule set a request may name: the presets, then the saved ones by name."""
+    return [Available(c.origin, c.rules, not c.saved) for c in rule_sets.available()]
 
 
 def find_rule_set(rule_set_id: str) -> Available | None:
     """The available rule set named ``rule_set_id``, or None."""
-    return next((a for a in available_rule_sets() if a.id == rule_set_id), None)
+    if not KEY.fullmatch(rule_set_id):
+        return None
+    choice = rule_sets.find(rule_set_id)
+    return None if choice is None else Available(choice.origin, choice.rules, not choice.saved)
 
 
 def summary(available: Available) -> dict[str, Any]:
@@ -52,9 +61,9 @@ def summary(available: Available) -> dict[str, Any]:
 def with_named_rules(data: Any) -> Any:
     """The request with a named rule set that is not a preset replaced by its object.
 
-    The engine resolves preset ids itself; other available rule sets (saved house rules)
-    are handed to it as whole rule-set objects. Anything else passes unchanged, so the
-    engine reports unknown ids and malformed requests with its own field paths.
+    The engine resolves preset ids itself; saved rule sets are handed to it as whole
+    rule-set objects. Anything else passes unchanged, so the engine reports unknown ids
+    and malformed requests with its own field paths.
     """
     if not isinstance(data, Mapping):
         return data

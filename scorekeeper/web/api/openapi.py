@@ -95,8 +95,9 @@ def _paths() -> dict[str, Any]:
             "get": {
                 "summary": "List the rule sets a request may name.",
                 "description": (
-                    "A summary of each rule set (presets first), with the URL of its whole"
-                    " object. Any listed id may be given as `rules` to /score and /meld."
+                    "A summary of each rule set, the presets first and then the saved house"
+                    " rules by name, with the URL of its whole object. Any listed id may be"
+                    " given as `rules` to /score and /meld."
                 ),
                 "responses": {"200": _json("RuleSetList", "The rule sets.")},
             }

@@ -102,7 +102,10 @@ def component_schemas() -> dict[str, Any]:
         "RuleSet": rule_set_schema(),
         "RuleSetSummary": closed(
             {
-                "id": {"type": "string"},
+                "id": {
+                    "type": "string",
+                    "description": "A preset id, or saved:<public_id> for saved house rules.",
+                },
                 "name": {"type": "string"},
                 "description": {"type": "string"},
                 "source": {"type": "string"},
