@@ -1,0 +1,166 @@
+"""Club standings read from the aggregates kept current by the match service."""
+
+from __future__ import annotations
+
+from datetime import date
+from fractions import Fraction
+
+import pytest
+from sqlalchemy import event, func, select
+
+from scorekeeper.extensions import db
+from scorekeeper.models import SideResult
+from scorekeeper.services import clubs, matches, standings
+from scorekeeper.services.demo import four_deals, play
+
+
+@pytest.fixture
+def ctx(app):
+    with app.app_context():
+        yield
+
+
+def names(rows):
+    return [(row.place, row.name) for row in rows]
+
+
+def test_a_finished_club_match_writes_one_result_per_side_with_its_counts(ctx):
+    club = clubs.create_club("Tuesday")
+    extra = {0: {"books": {"clean": 1}, "red_threes": 1}, 1: {"red_threes_left": 1}}
+    loaded = play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), extra=extra)
+    results = db.session.scalars(select(SideResult).order_by(SideResult.position)).all()
+    assert [(r.outcome, r.points_for, r.points_against, r.deals) for r in results] == [
+        ("win", loaded.game.totals[0], loaded.game.totals[1], 4),
+        ("loss", loaded.game.totals[1], loaded.game.totals[0], 4),
+    ]
+    assert (results[0].books_clean, results[0].red_threes) == (4, 4)
+    assert results[1].red_threes_left == 4
+
+
+def test_an_unfinished_match_has_no_result_and_a_casual_match_none_at_all(ctx):
+    club = clubs.create_club("Tuesday")
+    play(club, [("Ann", "Bob"), ("Cid", "Dee")], [[100, 50]])
+    assert db.session.scalar(select(func.count(SideResult.id))) == 0
+
+
+def test_standings_rank_by_win_rate_and_list_the_few_games_unranked(ctx):
+    club = clubs.create_club("Tuesday", min_games=2)
+    play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300))
+    play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(600, 300))
+    play(club, [("Ann", "Eve"), ("Bob", "Dee")], four_deals(100, 900))
+    table = standings.standings(club.id, club.min_games)
+    # Ann W W L (2/3, 1200/3 a game); Bob W L W (2/3, 1700/3); Cid L W (1/2); Dee L L W.
+    assert names(table.ranked) == [(1, "Bob"), (2, "Ann"), (3, "Cid"), (4, "Dee")]
+    assert names(table.unranked) == [(None, "Eve")]
+    bob = table.ranked[0].line
+    assert bob.win_rate == Fraction(2, 3) and bob.points_per_game == Fraction(1700, 3)
+
+
+def test_a_correction_moves_the_standings(ctx):
+    club = clubs.create_club("Tuesday", min_games=1)
+    loaded = play(club, [("Ann",), ("Bob",)], four_deals(500, 300))
+    assert names(standings.standings(club.id, 1).ranked)[0] == (1, "Ann")
+    loaded = matches.load_match(loaded.public_id)
+    matches.correct_deal(loaded, 1, [{"melded_points": 100}, {"melded_points": 300}], None)
+    assert names(standings.standings(club.id, 1).ranked)[0] == (1, "Bob")
+
+
+def test_removing_the_last_deal_takes_the_match_out_of_the_standings(ctx):
+    club = clubs.create_club("Tuesday", min_games=1)
+    loaded = play(club, [("Ann",), ("Bob",)], four_deals(500, 300))
+    matches.remove_last_deal(matches.load_match(loaded.public_id), 4)
+    assert standings.standings(club.id, 1).ranked == []
+
+
+def test_a_season_counts_only_the_matches_dated_inside_it(ctx):
+    club = clubs.create_club("Tuesday", min_games=1)
+    spring = clubs.add_season(club, "Spring", date(2024, 3, 1), date(2024, 5, 31))
+    play(club, [("Ann",), ("Bob",)], four_deals(500, 300), day=date(2024, 2, 29))
+    play(club, [("Ann",), ("Bob",)], four_deals(100, 300), day=date(2024, 3, 1))
+    play(club, [("Ann",), ("Bob",)], four_deals(100, 300), day=date(2024, 5, 31))
+    play(club, [("Ann",), ("Bob",)], four_deals(500, 300), day=date(2024, 6, 1))
+    season = standings.standings(club.id, 1, spring.id)
+    assert [(r.name, r.line.games, r.line.tally.wins) for r in season.ranked] == [
+        ("Bob", 2, 2),
+        ("Ann", 2, 0),
+    ]
+    all_time = standings.standings(club.id, 1)
+    assert [(r.name, r.line.games) for r in all_time.ranked] == [("Ann", 4), ("Bob", 4)]
+
+
+def test_a_season_added_later_collects_the_matches_already_played_in_it(ctx):
+    club = clubs.create_club("Tuesday", min_games=1)
+    play(club, [("Ann",), ("Bob",)], four_deals(500, 300), day=date(2024, 3, 5))
+    autumn = clubs.add_season(club, "Autumn", date(2024, 3, 1), date(2024, 3, 31))
+    assert len(standings.standings(club.id, 1, autumn.id).ranked) == 2
+
+
+def test_overlapping_or_backwards_seasons_are_refused(ctx):
+    club = clubs.create_club("Tuesday")
+    clubs.add_season(club, "Spring", date(2024, 3, 1), date(2024, 5, 31))
+    with pytest.raises(clubs.ClubError, match="overlap"):
+        clubs.add_season(club, "Late spring", date(2024, 5, 31), date(2024, 6, 30))
+    with pytest.raises(clubs.ClubError, match="end before"):
+        clubs.add_season(club, "Odd", date(2024, 8, 2), date(2024, 8, 1))
+
+
+def test_players_are_people_whose_record_follows_them_between_partners(ctx):
+    club = clubs.create_club("Tuesday", min_games=1)
+    play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300))
+    play(club, [("ann", "Cid"), ("Bob", "Dee")], four_deals(500, 300))
+    assert len(club.players) == 4
+    ann = next(r for r in standings.standings(club.id, 1).ranked if r.name == "Ann")
+    assert ann.line.games == 2
+
+
+def test_partnership_standings_keep_each_pair_together(ctx):
+    club = clubs.create_club("Tuesday", min_games=1)
+    play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300))
+    play(club, [("Bob", "Ann"), ("Cid", "Eve")], four_deals(500, 300))
+    table = standings.standings(club.id, 1, partnerships=True)
+    assert [(r.name, r.line.games) for r in table.ranked] == [
+        ("Ann & Bob", 2),
+        ("Cid & Dee", 1),
+        ("Cid & Eve", 1),
+    ]
+
+
+def test_a_sort_column_reorders_the_rows_and_an_unknown_one_is_ignored(ctx):
+    club = clubs.create_club("Tuesday", min_games=1)
+    play(club, [("Ann",), ("Bob",)], four_deals(500, 300))
+    play(club, [("Cid",), ("Bob",)], four_deals(100, 900))
+    by_points = standings.standings(club.id, 1, sort="points_for")
+    assert [r.name for r in by_points.ranked] == ["Bob", "Ann", "Cid"]
+    assert by_points.sort == "points_for"
+    assert standings.standings(club.id, 1, sort="drop table").sort == ""
+
+
+def count_queries():
+    counter = {"n": 0}
+
+    def _count(*_args):
+        counter["n"] += 1
+
+    event.listen(db.engine, "before_cursor_execute", _count)
+    return counter, lambda: event.remove(db.engine, "before_cursor_execute", _count)
+
+
+@pytest.mark.parametrize("pages", [("standings",), ("player",)])
+def test_the_number_of_queries_does_not_grow_with_the_history(app, pages):
+    client = app.test_client()
+    counts = []
+    with app.app_context():
+        club = clubs.create_club("Tuesday", min_games=1)
+        club_id = club.public_id
+        for size in (3, 12):
+            while len(clubs.recent_matches(club, 100)) < size:
+                n = len(clubs.recent_matches(club, 100))
+                play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(100 + 5 * n, 200 - 5 * n))
+            ann = clubs.get_player(club, club.players[0].public_id).public_id
+            url = f"/c/{club_id}" if pages[0] == "standings" else f"/c/{club_id}/p/{ann}"
+            counter, stop = count_queries()
+            assert client.get(url).status_code == 200
+            stop()
+            counts.append(counter["n"])
+    assert counts[0] == counts[1]
+    assert counts[0] <= 12
