@@ -19,12 +19,15 @@ def register(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException) -> object:
         code = error.code or 500
+        # Keep the exception's own headers (Allow on a 405), not its content type.
+        headers = [(k, v) for k, v in error.get_headers() if k.lower() != "content-type"]
         if request.path.startswith("/api/"):
-            return jsonify({"errors": [{"field": "", "message": error.description}]}), code
+            body = {"errors": [{"field": "", "message": error.description}]}
+            return jsonify(body), code, headers
         messages = {
             404: _("There is nothing here. The link may be mistyped or the match removed."),
             405: _("That action is not available here."),
             413: _("That is far more than a score sheet needs."),
         }
         message = messages.get(code, error.description)
-        return render_template("error.html", code=code, message=message), code
+        return render_template("error.html", code=code, message=message), code, headers
