@@ -99,3 +99,23 @@ def preset_dict(preset_id: str = "classic") -> dict[str, Any]:
     data = PRESETS[preset_id].to_dict()
     data["name"] = f"Our {data['name']}"
     return data
+
+
+def error_beside(html: str, name: str) -> str:
+    """The error text shown with the control named ``name`` (linked by aria-describedby)."""
+    import re
+
+    control = re.search(rf'<(?:input|select|textarea)\b[^>]*\bname="{re.escape(name)}"[^>]*>', html)
+    assert control, f"no control named {name!r}"
+    described = re.search(r'aria-describedby="([^"]+)"', control.group(0))
+    if not described:
+        return ""
+    return group_error(html, described.group(1))
+
+
+def group_error(html: str, ident: str) -> str:
+    """The text of the error list with this id ("" if there is none)."""
+    import re
+
+    found = re.search(rf'<ul class="errors[^"]*" id="{re.escape(ident)}">(.*?)</ul>', html, re.S)
+    return " ".join(re.sub(r"<[^>]+>", " ", found.group(1)).split()) if found else ""
