@@ -1,0 +1,72 @@
+"""The meld checker in Chromium at a phone viewport: tapping a meld together."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+
+def verdict(page: Any) -> Any:
+    """The big answer at the top of the checker."""
+    return page.locator("#meld-verdict .meld-verdict-main")
+
+
+def test_tapping_a_meld_together_turns_short_by_into_enough(page: Any) -> None:
+    page.goto("/meld?rules=classic&deal=1")
+    expect(verdict(page)).to_have_text("Short by 50")
+    page.evaluate("window.stillTheSamePage = true")
+
+    page.get_by_role("button", name="Add a meld: Kings").tap()
+    expect(verdict(page)).to_have_text("Short by 20")
+    expect(page).to_have_url("/meld?rules=classic&deal=1&m=K.3.0.0")
+
+    page.locator("#meld-0").get_by_role("button", name="One more: Jokers").tap()
+    expect(verdict(page)).to_have_text("Enough: 80 of 50")
+    expect(page).to_have_url("/meld?rules=classic&deal=1&m=K.3.1.0")
+    assert page.evaluate("window.stillTheSamePage") is True, "htmx swapped, no reload"
+
+    page.go_back()
+    expect(verdict(page)).to_have_text("Short by 20")
+    page.go_forward()
+    expect(verdict(page)).to_have_text("Enough: 80 of 50")
+
+
+def test_typed_counts_are_checked_with_enter_in_place(page: Any) -> None:
+    page.goto("/meld?rules=classic&deal=2&m=A.3.0.0")
+    expect(verdict(page)).to_have_text("Short by 30")
+    field = page.locator("input[name='melds-0-naturals']")
+    field.fill("5")
+    field.press("Enter")
+    expect(verdict(page)).to_have_text("Enough: 100 of 90")
+    expect(page).to_have_url("/meld?rules=classic&deal=2&m=A.5.0.0")
+
+
+def test_the_checker_fits_a_phone_with_big_tap_targets(page: Any) -> None:
+    page.goto("/meld?rules=whitnack&deal=2&m=K.3.0.1&m=Q.3.0.0.t&m=wild.0.2.1&size=8")
+    expect(verdict(page)).to_have_text("Enough: 200 of 90")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page scrolls sideways: {width}px wide"
+    small = []
+    for button in page.locator("#meld-checker button:visible").all():
+        box = button.bounding_box()
+        if box and (box["width"] < 44 or box["height"] < 44):
+            small.append((button.inner_text(), box["width"], box["height"]))
+    assert not small, f"tap targets under 44px: {small}"
+    size = page.locator("#meld-verdict .meld-verdict-main").evaluate(
+        "e => parseFloat(getComputedStyle(e).fontSize)"
+    )
+    assert size >= 28, "the verdict is large"
+
+
+def test_without_javascript_the_buttons_still_build_the_meld(no_js_page: Any) -> None:
+    page = no_js_page
+    page.goto("/meld?rules=four-books&deal=1")
+    expect(verdict(page)).to_have_text("Short by 50")
+    page.get_by_role("button", name="Add a meld: Aces").click()
+    expect(page).to_have_url("/meld?rules=four-books&deal=1&m=A.3.0.0")
+    expect(verdict(page)).to_have_text("Enough: 60 of 50")
+    expect(page.get_by_role("button", name="Add a meld of only wild cards")).to_be_disabled()
