@@ -8,14 +8,12 @@ from typing import Any
 from flask_babel import gettext as _
 from sqlalchemy import select
 
+from ..engine.rivals import best_game, head_to_head, partners
 from ..engine.standings import (
     Line,
     SideRecord,
     Tally,
-    best_game,
-    head_to_head,
     line_of,
-    partners,
 )
 from ..extensions import db
 from ..models import Club, Match, Player, RatingPoint

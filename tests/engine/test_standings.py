@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from scorekeeper.engine.rivals import best_game, head_to_head, partners
 from scorekeeper.engine.standings import (
     Line,
     Opponent,
     SideRecord,
     Tally,
-    best_game,
-    head_to_head,
     line_of,
     lines,
     outcome_of,
-    partners,
     partnership,
     partnership_keys,
     player_keys,
