@@ -64,7 +64,7 @@ def test_the_rules_card_is_the_tables_reference_sheet(app: Flask, client: FlaskC
         "3 to 5 cards at most 1 wild card 6 to 7 cards at most 2 wild cards",
         "Red three left in hand or unpicked foot −300",
         "Black three left in hand −5",
-        "Going-out bonus +100 Books needed 2 clean book, 1 dirty book, 1 sevens",
+        "Going-out bonus +100 Books needed 2 × Clean book, 1 × Dirty book, 1 × Sevens",
         "Ask your partner for permission to go out.",
         "Decks (54 cards each) 5",
     ):

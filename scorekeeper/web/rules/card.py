@@ -167,7 +167,7 @@ def _threes(rules: RuleSet) -> tuple[Line, ...]:
 
 def _going_out(rules: RuleSet) -> tuple[Line, ...]:
     needs = [
-        ngettext("%(num)s %(kind)s", "%(num)s %(kind)s", n, kind=kind_name(rules, kind).lower())
+        _("%(n)s × %(kind)s", n=n, kind=kind_name(rules, kind))
         for kind, n in rules.going_out_requires.items()
         if n > 0
     ]
