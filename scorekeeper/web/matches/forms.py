@@ -6,13 +6,15 @@ from typing import Any
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
+from werkzeug.datastructures import MultiDict
 from wtforms import Form, FormField, HiddenField, IntegerField, RadioField, SelectField, StringField
 from wtforms.fields import FieldList
-from wtforms.validators import InputRequired, Length, NumberRange, Optional
+from wtforms.validators import InputRequired, Length, Optional
 
 from ...engine import RuleSet, layout_label, value_groups
 from ...engine.entries import COUNT_BOUND, POINTS_BOUND
 from ...services import rule_sets
+from .fields import WholeNumberField, no_control_characters
 
 MAX_NAME = 40
 
@@ -63,7 +65,10 @@ def new_match_form(layout: tuple[int, ...], data: Any = None) -> FlaskForm:
             setattr(
                 NewMatchForm,
                 f"side_{i}_name",
-                StringField(_l("Team name (optional)"), [Optional(), Length(max=80)]),
+                StringField(
+                    _l("Team name (optional)"),
+                    [Optional(), Length(max=80), no_control_characters],
+                ),
             )
         for j in range(size):
             setattr(
@@ -71,7 +76,11 @@ def new_match_form(layout: tuple[int, ...], data: Any = None) -> FlaskForm:
                 f"side_{i}_player_{j}",
                 StringField(
                     _l("Player"),
-                    [InputRequired(_l("Type a name.")), Length(max=MAX_NAME)],
+                    [
+                        InputRequired(_l("Type a name.")),
+                        Length(max=MAX_NAME),
+                        no_control_characters,
+                    ],
                     render_kw={"autocomplete": "off", "list": "known-names", "maxlength": MAX_NAME},
                 ),
             )
@@ -103,11 +112,7 @@ def card_keys(rules: RuleSet, block: str) -> tuple[str, ...]:
 
 
 def _count(label: Any = "", high: int = COUNT_BOUND) -> IntegerField:
-    return IntegerField(
-        label,
-        [Optional(), NumberRange(0, high, _l("Enter a whole number from 0 to %(max)s."))],
-        render_kw={"inputmode": "numeric", "min": 0, "placeholder": "0"},
-    )
+    return WholeNumberField(label, high)
 
 
 def side_form_class(rules: RuleSet) -> type[Form]:
@@ -133,15 +138,24 @@ def deal_form(rules: RuleSet, side_count: int, data: Any = None, obj: Any = None
     """The whole deal: who went out, each side's entry, and the submission guards."""
 
     class DealForm(FlaskForm):
-        went_out = RadioField(_l("Who went out?"), default="", validate_choice=False)
+        went_out = RadioField(_l("Who went out?"), default="")
         submission_key = HiddenField()
         expected_deal = HiddenField()
         version = HiddenField()
-        sides = FieldList(FormField(side_form_class(rules)), min_entries=side_count)
+        sides = FieldList(
+            FormField(side_form_class(rules)), min_entries=side_count, max_entries=side_count
+        )
 
     if data is not None:
-        return DealForm(formdata=data)
-    return DealForm(data=obj) if obj is not None else DealForm()
+        # FieldList numbers its entries by the indices posted: mark every side present,
+        # so a post that leaves side 0's fields out cannot shift side 1 into its place
+        data = MultiDict(data)
+        for i in range(side_count):
+            data.setdefault(f"sides-{i}", "")
+    form = DealForm(formdata=data) if data is not None else DealForm(data=obj)
+    # the radio offers nobody or one side; anything else posted is refused, not ignored
+    form.went_out.choices = [("", ""), *((str(i), str(i)) for i in range(side_count))]
+    return form
 
 
 def entries_from_form(form: Any, rules: RuleSet) -> list[dict[str, Any]]:

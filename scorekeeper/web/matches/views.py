@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import Blueprint, abort, redirect, request, url_for
@@ -17,7 +18,16 @@ from .context import match_context, preview_context
 bp = Blueprint("matches", __name__)
 
 
+#: What a public id can look like (``secrets.token_urlsafe``); anything else is a 404
+#: before the database sees it (PostgreSQL refuses NUL characters with an error).
+PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: What a submission key the deal form was given can look like (it fits its column).
+SUBMISSION_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
 def _loaded(public_id: str) -> service.LoadedMatch:
+    if not PUBLIC_ID.fullmatch(public_id):
+        abort(404)
     loaded = service.load_match(public_id)
     if loaded is None:
         abort(404)
@@ -83,19 +93,22 @@ def create() -> Response:
             loaded = service.start_match(rules, choice.origin, sides, form.first_dealer.data)
         except EngineError as error:
             for problem in error.problems:
-                field = _new_match_field(form, problem.field)
+                field = _new_match_field(form, start, problem.field)
                 field.errors = [*field.errors, problem.message]
         else:
             return redirect(url_for(".show", public_id=loaded.public_id), 303)
     return _new_page(start, form, rules, layout, invalid_status())
 
 
-def _new_match_field(form: Any, path: str) -> Any:
-    """``sides[1].players[0]`` -> the name field; anything else -> the first dealer."""
+def _new_match_field(form: Any, start: Any, path: str) -> Any:
+    """``sides[1].players[0]`` -> the name field; ``sides`` (a layout the rules do not
+    allow) -> the players select; anything else -> the first dealer."""
     if path.startswith("sides[") and ".players[" in path:
         side = path[6 : path.index("]")]
         player = path[path.index(".players[") + 9 : -1]
         return form[f"side_{side}_player_{player}"]
+    if path == "sides":
+        return start.layout
     return form.first_dealer
 
 
@@ -116,7 +129,9 @@ def record(public_id: str) -> Response:
     if form.validate():
         entries = forms.entries_from_form(form, game.rules)
         expected = _int(form.expected_deal.data)
-        key = form.submission_key.data or service.new_submission_key()
+        key = form.submission_key.data or ""
+        if not SUBMISSION_KEY.fullmatch(key):  # only a hand-made post has another key
+            key = service.new_submission_key()
         try:
             loaded, _saved = service.record_deal(loaded, entries, key, expected)
         except EngineError as error:
@@ -135,6 +150,8 @@ def preview(public_id: str) -> Response:
     loaded = _loaded(public_id)
     game = loaded.game
     deal = _int(request.args.get("deal")) or game.current_deal or game.rules.deals
+    if not 1 <= deal <= game.rules.deals:
+        abort(404)
     form = forms.deal_form(game.rules, len(game.sides), request.form)
     preview = preview_context(game, form, deal)
     if wants_fragment():

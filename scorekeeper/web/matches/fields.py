@@ -1,0 +1,46 @@
+"""Form fields and validators of the match area that WTForms does not have as such."""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from flask_babel import lazy_gettext as _l
+from wtforms import IntegerField
+from wtforms.validators import NumberRange, Optional, StopValidation, ValidationError
+
+from ...engine.entries import COUNT_BOUND
+
+
+def no_control_characters(form: Any, field: Any) -> None:
+    """Refuse NUL and other control characters in a name (PostgreSQL refuses NUL)."""
+    if field.data and any(unicodedata.category(c) == "Cc" for c in field.data):
+        raise ValidationError(_l("Use letters, digits and spaces only."))
+
+
+WHOLE_NUMBER = _l("Enter a whole number from 0 to %(max)s.")
+
+
+class WholeNumberField(IntegerField):
+    """A count or points field: empty is None, anything but a whole number in range gets
+    one message saying what is wanted (not "not a valid integer" and a range error too)."""
+
+    def __init__(self, label: Any = "", high: int = COUNT_BOUND, **kwargs: Any) -> None:
+        kwargs.setdefault("render_kw", {"inputmode": "numeric", "min": 0, "placeholder": "0"})
+        super().__init__(label, [Optional(), NumberRange(0, high, WHOLE_NUMBER)], **kwargs)
+        self.high = high
+
+    def process_formdata(self, valuelist: list[Any]) -> None:
+        """Read the typed text; blank is empty, not an error."""
+        if not valuelist or not str(valuelist[0]).strip():
+            self.data = None
+            return
+        try:
+            super().process_formdata(valuelist)
+        except ValueError:
+            raise ValueError(WHOLE_NUMBER % {"max": self.high}) from None
+
+    def pre_validate(self, form: Any) -> None:
+        """Text that is no number already has its message: skip the range check."""
+        if self.process_errors:
+            raise StopValidation()
