@@ -1,0 +1,162 @@
+"""The match service against a real database: what it saves, and what it refuses to."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from flask import Flask
+from sqlalchemy import func, select
+
+from scorekeeper.engine import PRESETS, EntryError, MatchError, Side
+from scorekeeper.extensions import db
+from scorekeeper.models import Deal, DealSide
+from scorekeeper.services import matches as service
+
+OUT = {"clean": 2, "dirty": 2, "wild": 1}
+STANDARD = [
+    {
+        "went_out": True,
+        "books": OUT,
+        "red_threes": 1,
+        "melded": {"joker": 4, "2": 6, "A": 6, "8-K": 20, "4-7": 10},
+    },
+    {"books": {"clean": 1}, "red_threes_left": 1, "melded_points": 185, "left_points": 75},
+]
+EVEN = [{"books": {"clean": 1}, "melded_points": 120}] * 2
+
+
+@pytest.fixture
+def ctx(app: Flask) -> Iterator[None]:
+    with app.app_context():
+        yield
+
+
+def _start(names: tuple[str, ...] = ("Ana", "Boris", "Cecile", "Dusan")) -> Any:
+    sides = [Side(names[:2]), Side(names[2:])]
+    return service.start_match(PRESETS["classic"], "classic", sides, 0)
+
+
+def _reload(loaded: Any) -> Any:
+    db.session.expire_all()
+    return service.load_match(loaded.public_id)
+
+
+def _deals() -> int:
+    return db.session.scalar(select(func.count(Deal.id)))
+
+
+@pytest.mark.usefixtures("ctx")
+def test_a_started_match_keeps_a_frozen_copy_of_its_rules_and_its_seats() -> None:
+    loaded = _reload(_start())
+    assert loaded.row.rules == PRESETS["classic"].to_dict()
+    assert [[p.name for p in s.players] for s in loaded.row.sides] == [
+        ["Ana", "Boris"],
+        ["Cecile", "Dusan"],
+    ]
+    assert loaded.game.current_deal == 1
+
+
+@pytest.mark.usefixtures("ctx")
+def test_known_names_keep_one_spelling_per_name_the_latest_first() -> None:
+    _start()
+    _start(("ANA", "Emir", "Fatima", "Goran"))
+    names = service.known_names()
+    assert set(names[:4]) == {"ANA", "Emir", "Fatima", "Goran"}  # used last, so first
+    assert set(names[4:]) == {"Boris", "Cecile", "Dusan"}
+
+
+@pytest.mark.usefixtures("ctx")
+def test_recording_the_standard_deal_stores_both_breakdowns() -> None:
+    loaded, saved = service.record_deal(_start(), STANDARD, "key-1", 1)
+    assert saved
+    rows = db.session.scalars(select(DealSide).order_by(DealSide.position)).all()
+    assert [r.total for r in rows] == [3990, 510]
+    assert [r.book_bonus for r in rows] == [3100, 500]
+    assert [r.went_out for r in rows] == [True, False]
+    assert [s.total for s in _reload(loaded).row.sides] == [3990, 510]
+
+
+@pytest.mark.usefixtures("ctx")
+def test_a_resent_submission_key_returns_the_saved_deal_without_saving_again() -> None:
+    loaded, _ = service.record_deal(_start(), STANDARD, "key-1", 1)
+    again, saved = service.record_deal(_reload(loaded), EVEN, "key-1", 1)
+    assert not saved
+    assert _deals() == 1
+    assert again.game.totals == (3990, 510)
+
+
+@pytest.mark.usefixtures("ctx")
+def test_a_deal_expected_to_be_one_already_entered_is_refused() -> None:
+    loaded, _ = service.record_deal(_start(), STANDARD, "key-1", 1)
+    with pytest.raises(service.StaleError) as error:
+        service.record_deal(_reload(loaded), EVEN, "key-2", 1)
+    assert error.value.problems[0].message == "Deal 1 was already entered on another phone."
+    assert _deals() == 1
+
+
+@pytest.mark.usefixtures("ctx")
+def test_an_impossible_entry_saves_nothing() -> None:
+    loaded = _start()
+    with pytest.raises(EntryError):
+        service.record_deal(loaded, [{"melded": {"joker": 11}}, {}], "key-1", 1)
+    assert _deals() == 0
+
+
+@pytest.mark.usefixtures("ctx")
+def test_a_correction_bumps_the_version_and_a_stale_one_is_refused() -> None:
+    loaded, _ = service.record_deal(_start(), STANDARD, "key-1", 1)
+    corrected = service.correct_deal(_reload(loaded), 1, EVEN, 1)
+    assert corrected.game.totals == (620, 620)
+    assert _reload(loaded).row.deals[0].version == 2
+    with pytest.raises(service.StaleError) as error:
+        service.correct_deal(_reload(loaded), 1, STANDARD, 1)
+    assert "Someone else changed this deal" in error.value.problems[0].message
+    assert _reload(loaded).game.totals == (620, 620)
+
+
+@pytest.mark.usefixtures("ctx")
+def test_finishing_removing_and_reopening_keep_the_match_status_right() -> None:
+    loaded = _start()
+    for n, deal in enumerate([STANDARD, EVEN, EVEN, EVEN], start=1):
+        loaded, _ = service.record_deal(_reload(loaded), deal, f"key-{n}", n)
+    row = _reload(loaded).row
+    assert (row.finished, row.winner_position, row.deal_count) == (True, 0, 4)
+    assert row.finished_at is not None
+    with pytest.raises(MatchError):
+        service.record_deal(_reload(loaded), EVEN, "key-5", None)
+    with pytest.raises(service.StaleError):
+        service.remove_last_deal(_reload(loaded), 3)
+    service.reopen(_reload(loaded))
+    assert _reload(loaded).row.reopened
+    service.remove_last_deal(_reload(loaded), 4)
+    row = _reload(loaded).row
+    assert (row.finished, row.winner_position, row.finished_at, row.deal_count) == (
+        False,
+        None,
+        None,
+        3,
+    )
+
+
+@pytest.mark.usefixtures("ctx")
+def test_a_tie_for_first_stores_no_winner() -> None:
+    loaded = _start()
+    for n in range(1, 5):
+        loaded, _ = service.record_deal(_reload(loaded), EVEN, f"key-{n}", n)
+    row = _reload(loaded).row
+    assert row.finished and row.winner_position is None
+    assert _reload(loaded).game.is_draw
+
+
+@pytest.mark.usefixtures("ctx")
+def test_the_home_lists_split_matches_in_progress_from_finished_ones() -> None:
+    playing = _start()
+    done = _start(("Emir", "Fatima", "Goran", "Hana"))
+    for n in range(1, 5):
+        done, _ = service.record_deal(_reload(done), EVEN, f"key-{n}", n)
+    in_progress, finished = service.home_matches(recent=10)
+    assert [m.public_id for m in in_progress] == [playing.public_id]
+    assert [m.public_id for m in finished] == [done.public_id]
+    assert service.load_match("no-such-match") is None
