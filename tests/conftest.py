@@ -7,7 +7,6 @@ SQLite file in a temporary folder.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,8 +14,8 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from support import make_app
 
-from scorekeeper.app import create_app
 from scorekeeper.config import normalise_db_url
 from scorekeeper.extensions import db
 
@@ -35,22 +34,6 @@ def dburi(request: pytest.FixtureRequest) -> str | None:
 
     uri = request.config.getoption("--dburi") or os.environ.get("TEST_DATABASE_URL")
     return normalise_db_url(uri) if uri else None
-
-
-def make_app(uri: str, **config: Any) -> Flask:
-    """An app on ``uri`` with empty tables (for tests that cannot use fixtures)."""
-    settings = {
-        "TESTING": True,
-        "SECRET_KEY": "test",
-        "SQLALCHEMY_DATABASE_URI": uri,
-        "WTF_CSRF_ENABLED": False,
-    }
-    settings.update(config)
-    app = create_app(settings)
-    with app.app_context():
-        db.drop_all()
-        db.create_all()
-    return app
 
 
 @pytest.fixture
@@ -73,12 +56,3 @@ def app(tmp_path: Path, dburi: str | None, app_config: dict[str, Any]) -> Iterat
 @pytest.fixture
 def client(app: Flask) -> FlaskClient:
     return app.test_client()
-
-
-def csrf_token_of(html: str) -> str:
-    """The CSRF token rendered in a page."""
-    match = re.search(r'name="csrf_token"[^>]*value="([^"]+)"', html) or re.search(
-        r'"X-CSRFToken": "([^"]+)"', html
-    )
-    assert match, "no CSRF token in the page"
-    return match.group(1)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import csrf_token_of
 from flask.testing import FlaskClient
+from support import csrf_token_of
 
 
 @pytest.fixture

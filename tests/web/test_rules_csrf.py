@@ -7,10 +7,10 @@ import json
 from typing import Any
 
 import pytest
-from conftest import csrf_token_of
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
+from support import csrf_token_of
 from test_rules_support import HX, form_fields, preset_dict
 
 from scorekeeper.extensions import db
