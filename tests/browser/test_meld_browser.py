@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
+
+from scorekeeper.engine import PRESETS
+from scorekeeper.services import rule_sets
 
 pytestmark = pytest.mark.browser
 
@@ -70,3 +74,65 @@ def test_without_javascript_the_buttons_still_build_the_meld(no_js_page: Any) ->
     expect(page).to_have_url("/meld?rules=four-books&deal=1&m=A.3.0.0")
     expect(verdict(page)).to_have_text("Enough: 60 of 50")
     expect(page.get_by_role("button", name="Add a meld of only wild cards")).to_be_disabled()
+
+
+@pytest.fixture
+def many_house_rules(live_server: Any) -> Iterator[list[str]]:
+    """Eight saved rule sets (one with a long name), kings worth 11 to 18: their origins."""
+    classic = PRESETS["classic"].to_dict()
+    names = [f"Browser house {n}" for n in range(7)]
+    names.append("Browser house rules with a name far too long to fit one phone row")
+    with live_server.app.app_context():
+        rows = [
+            rule_sets.create(
+                {**classic, "name": name, "card_values": {**classic["card_values"], "K": 11 + n}}
+            )
+            for n, name in enumerate(names)
+        ]
+        origins = [rule_sets.origin_of(row) for row in rows]
+    yield origins
+    with live_server.app.app_context():
+        for origin in origins:
+            row = rule_sets.load(origin.removeprefix(rule_sets.SAVED_PREFIX))
+            if row is not None:
+                rule_sets.delete(row)
+
+
+def test_many_saved_rule_sets_fit_a_phone_and_switch_in_place(
+    page: Any, many_house_rules: list[str]
+) -> None:
+    page.goto("/meld?rules=classic&deal=1&m=K.3.0.0")
+    expect(verdict(page)).to_have_text("Short by 20")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page scrolls sideways: {width}px wide"
+    select = page.get_by_label("Rules", exact=True)
+    box = select.bounding_box()
+    assert box and box["height"] >= 44 and box["x"] + box["width"] <= 390, box
+    expect(page.get_by_role("button", name="Use these rules")).to_be_hidden()  # JavaScript on
+    page.evaluate("window.stillTheSamePage = true")
+
+    select.select_option(many_house_rules[5])  # kings at 16: 48 points
+    expect(verdict(page)).to_have_text("Short by 2")
+    expect(page).to_have_url(f"/meld?rules={many_house_rules[5]}&deal=1&m=K.3.0.0")
+    expect(page.get_by_label("Rules", exact=True)).to_have_value(many_house_rules[5])
+    assert page.evaluate("window.stillTheSamePage") is True, "htmx swapped, no reload"
+
+    page.get_by_role("button", name="Add a meld: Aces").tap()
+    expect(verdict(page)).to_have_text("Enough: 108 of 50")
+    expect(page).to_have_url(f"/meld?rules={many_house_rules[5]}&deal=1&m=K.3.0.0&m=A.3.0.0")
+    page.go_back()
+    expect(verdict(page)).to_have_text("Short by 2")
+
+
+def test_without_javascript_a_saved_rule_set_is_chosen_with_a_button(
+    no_js_page: Any, many_house_rules: list[str]
+) -> None:
+    page = no_js_page
+    page.goto("/meld?rules=classic&deal=1&m=K.3.0.0")
+    page.get_by_label("Rules", exact=True).select_option(many_house_rules[7])  # kings at 18
+    use = page.get_by_role("button", name="Use these rules")
+    box = use.bounding_box()
+    assert box and box["height"] >= 44 and box["width"] >= 44
+    use.click()
+    expect(page).to_have_url(f"/meld?rules={many_house_rules[7]}&deal=1&m=K.3.0.0")
+    expect(verdict(page)).to_have_text("Enough: 54 of 50")

@@ -14,7 +14,7 @@ from test_meld_page_rules import check
 
 from scorekeeper.engine import PRESETS, RuleSet, Side
 from scorekeeper.services import matches as service
-from scorekeeper.web.meld import page as meld_page
+from scorekeeper.services import rule_sets
 
 THRESHOLDS = [[0, 50], [2500, 90], [5000, 120], [7500, 150]]
 
@@ -93,27 +93,29 @@ def test_with_thresholds_a_side_that_is_not_in_the_match_falls_back_to_the_first
 
 
 @pytest.fixture
-def house_rule_sets(monkeypatch: pytest.MonkeyPatch) -> RuleSet:
-    """A saved house rule set with thresholds, offered beside the presets."""
-    rules = house_rules(minimum_meld=THRESHOLDS)
-    monkeypatch.setattr(meld_page, "rule_sets", lambda: {**PRESETS, rules.id: rules})
-    return rules
+def house_origin(app: Flask) -> str:
+    """A saved house rule set with thresholds, offered beside the presets: its origin key."""
+    with app.app_context():
+        row = rule_sets.create(house_rules(minimum_meld=THRESHOLDS).to_dict())
+        return rule_sets.origin_of(row)
 
 
-@pytest.mark.usefixtures("house_rule_sets")
 @pytest.mark.parametrize(("total", "minimum"), [("0", 50), ("2600", 90), ("7500", 150)])
 def test_without_a_match_the_running_total_is_typed(
-    client: FlaskClient, total: str, minimum: int
+    client: FlaskClient, house_origin: str, total: str, minimum: int
 ) -> None:
-    url = tap(client, "/meld?rules=house&deal=1", None, total=total)
+    url = tap(client, f"/meld?rules={house_origin}&deal=1", None, total=total)
+    assert query_of(url)[0] == ("rules", house_origin)
     shown = check(client, url.removeprefix("/meld?"))
     assert shown.minimum == minimum
     assert parse(shown.html).find_all("input", name="total")
 
 
-@pytest.mark.usefixtures("house_rule_sets")
-def test_a_running_total_that_is_not_a_number_is_refused_beside_it(client: FlaskClient) -> None:
-    response = client.get("/meld", query_string={"f": "1", "rules": "house", "total": "lots"})
+def test_a_running_total_that_is_not_a_number_is_refused_beside_it(
+    client: FlaskClient, house_origin: str
+) -> None:
+    query = {"f": "1", "rules": house_origin, "total": "lots"}
+    response = client.get("/meld", query_string=query)
     assert response.status_code == 422
     assert "The running total is a whole number" in response.get_data(as_text=True)
 

@@ -14,11 +14,10 @@ from werkzeug.datastructures import MultiDict
 from ...engine import MeldCheck, RuleSet, check_meld
 from ...engine.errors import Problems
 from ...engine.meld import read_melds
-from ...services.matches import LoadedMatch, load_match
-from . import page as meld_page
+from ...services.matches import LoadedMatch
+from .choice import Offered, choose_rules
 from .forms import CheckerForm, form_of_state, meld_dicts
 from .page import (
-    DEFAULT_RULES,
     PILE_BOUND,
     TOTAL_BOUND,
     Page,
@@ -34,7 +33,7 @@ def resolve(args: MultiDict[str, str], changed: bool = False) -> Page:
     notices: list[str] = []
     submitted = "f" in args
     form = CheckerForm(args) if submitted else CheckerForm()
-    loaded, rules = _rules(args, notices)
+    loaded, origin, rules = choose_rules(args, notices)
     deal = _deal(args, rules, loaded, notices)
     side, total = _side_and_total(args, rules, loaded, deal, form, submitted, notices)
     top = args.get("top") or None
@@ -51,7 +50,7 @@ def resolve(args: MultiDict[str, str], changed: bool = False) -> Page:
     melds = read_melds(problems, dicts)
     bad_rows = _place_problems(problems, form, submitted, notices, numbers)
     state = CheckerState(
-        rules=rules.id if loaded is None else DEFAULT_RULES,
+        rules=origin,
         deal=deal,
         total=total,
         melds=tuple(melds),
@@ -68,7 +67,7 @@ def resolve(args: MultiDict[str, str], changed: bool = False) -> Page:
     op = args.get("op")
     if op and not has_errors:
         try:
-            state = apply_op(state, op, meld_page.rule_sets(), rules.deals)
+            state = apply_op(state, op, Offered(), rules.deals)
         except ValueError:
             notices.append(_tap_problem(op, state))
         else:
@@ -80,27 +79,6 @@ def resolve(args: MultiDict[str, str], changed: bool = False) -> Page:
     rows = _rows(form, bad_rows, check)
     invalid = has_errors or bool(notices)
     return Page(state, rules, loaded, check, form, rows, notices, invalid, changed or submitted)
-
-
-def _rules(args: MultiDict[str, str], notices: list[str]) -> tuple[LoadedMatch | None, RuleSet]:
-    public_id = (args.get("match") or "").strip()
-    if public_id:
-        loaded = load_match(public_id) if len(public_id) <= 64 and public_id.isprintable() else None
-        if loaded is not None:
-            return loaded, loaded.game.rules
-        notices.append(_("No match has this link, so the rules are chosen here instead."))
-    rules_id = args.get("rules") or DEFAULT_RULES
-    rules = meld_page.rule_sets().get(rules_id)
-    if rules is None:
-        notices.append(
-            _(
-                "There is no rule set called “%(id)s”; showing the %(name)s rules.",
-                id=rules_id[:40],
-                name=meld_page.rule_sets()[DEFAULT_RULES].name,
-            )
-        )
-        rules = meld_page.rule_sets()[DEFAULT_RULES]
-    return None, rules
 
 
 def _deal(
@@ -227,4 +205,6 @@ def _rows(form: CheckerForm, bad_rows: dict[int, list[str]], check: MeldCheck) -
 def _tap_problem(op: str, state: CheckerState) -> str:
     if op.startswith(("add:", "top:")) and len(state.melds) >= MAX_MELDS:
         return _("At most %(n)s melds are checked at once.", n=MAX_MELDS)
+    if op.startswith("rules:") and not state.match:
+        return _("Those rules are not saved here (they may have been deleted), so nothing changed.")
     return _("That button could not be understood, so nothing changed.")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Final
 
 from flask_babel import lazy_gettext as _l
 
-from ...engine import PRESETS, MeldCheck, MeldVerdict, RuleSet
+from ...engine import MeldCheck, MeldVerdict, RuleSet
+from ...services import rule_sets
 from ...services.matches import LoadedMatch
 from .forms import CheckerForm, MeldRowForm
 from .state import CheckerState
@@ -16,6 +17,10 @@ from .state import CheckerState
 DEFAULT_RULES = "classic"
 TOTAL_BOUND = 10**7  # the engine's bound on a running total
 PILE_BOUND = 10_000  # the engine's bound on the cards in the discard pile
+#: Up to this many rule sets, with names up to BUTTON_NAME characters, are one button each
+#: (one tap); more, or longer names, go in a select that fits a phone however many there are.
+MAX_BUTTONS = 6
+BUTTON_NAME = 24
 
 #: What a meld of each rank is called on the page.
 RANK_LABELS: Final = {
@@ -25,9 +30,9 @@ RANK_LABELS: Final = {
 }  # fmt: skip
 
 
-def rule_sets() -> Mapping[str, RuleSet]:
-    """The rule sets the checker offers: the presets (saved house rules will join here)."""
-    return PRESETS
+def rule_choices() -> list[rule_sets.RuleChoice]:
+    """The rule sets the checker offers, keyed by origin: the presets, then saved house rules."""
+    return rule_sets.available()
 
 
 @dataclass
@@ -79,10 +84,26 @@ class Page:
             )
         ]
 
-    @property
-    def rule_choices(self) -> list[RuleSet]:
+    @cached_property
+    def rule_choices(self) -> list[rule_sets.RuleChoice]:
         """The rule sets to choose from (none when the rules come from a match)."""
-        return [] if self.loaded else list(rule_sets().values())
+        return [] if self.loaded else rule_choices()
+
+    @property
+    def rule_select(self) -> bool:
+        """Whether the rule sets are offered in a select rather than as buttons."""
+        choices = self.rule_choices
+        return len(choices) > MAX_BUTTONS or any(len(c.name) > BUTTON_NAME for c in choices)
+
+    @property
+    def preset_choices(self) -> list[rule_sets.RuleChoice]:
+        """The presets among the choices (the select's first group)."""
+        return [c for c in self.rule_choices if not c.saved]
+
+    @property
+    def saved_choices(self) -> list[rule_sets.RuleChoice]:
+        """The saved house rules among the choices (the select's second group)."""
+        return [c for c in self.rule_choices if c.saved]
 
     @property
     def wild_allowed(self) -> bool:

@@ -6,6 +6,10 @@ string is short enough to share::
 
     /meld?rules=classic&deal=2&m=K.3.0.1&m=Q.3.0.0.t&m=wild.0.2.1
 
+A rule set is named by its origin key, as a match records it: a preset id
+(``rules=classic``) or a saved house rule set (``rules=saved:<public_id>``), never by
+the rule set's own ``id`` (for a saved rule set only a slug of its name).
+
 Each ``m`` is ``rank.naturals.jokers.twos``, with ``.t`` when that meld is made with the
 top card of the discard pile. Reading never judges a meld: the engine does
 (``read_melds`` for what can be read at all, ``check_meld`` for what is legal).
@@ -14,7 +18,7 @@ top card of the discard pile. Reading never judges a meld: the engine does
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Container
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -37,7 +41,7 @@ NUMBER = re.compile(r"-?\d{1,30}")
 class CheckerState:
     """Everything the checker shows, as it is written in the URL."""
 
-    rules: str = "classic"
+    rules: str = "classic"  # the rule set's origin: a preset id or "saved:<public_id>"
     deal: int = 1
     total: int = 0  # the side's running total (rule sets with thresholds)
     melds: tuple[Meld, ...] = ()
@@ -106,8 +110,12 @@ def new_meld(rank: str, top_card: bool = False) -> Meld:
     return Meld(rank, 0 if rank == WILD else STARTING_NATURALS, top_card=top_card)
 
 
-def apply_op(state: CheckerState, op: str, rule_ids: Iterable[str], deals: int) -> CheckerState:
-    """The state after one tap; raises ValueError for a tap that makes no sense."""
+def apply_op(state: CheckerState, op: str, origins: Container[str], deals: int) -> CheckerState:
+    """The state after one tap; raises ValueError for a tap that makes no sense.
+
+    ``origins`` holds the rule sets that may be chosen, by origin key: a preset id or
+    ``saved:<public_id>`` (so ``rules:saved:AbC`` chooses a saved rule set).
+    """
     verb, _, arg = op.partition(":")
     if verb in ("inc", "dec"):
         return _step(state, arg, 1 if verb == "inc" else -1)
@@ -120,7 +128,7 @@ def apply_op(state: CheckerState, op: str, rule_ids: Iterable[str], deals: int) 
         return _top(state, arg)
     if verb == "clear":
         return replace(state, melds=(), top=None, size=None)
-    if verb == "rules" and arg in rule_ids and not state.match:
+    if verb == "rules" and not state.match and arg in origins:
         return replace(state, rules=arg)
     if verb == "deal" and whole(arg, 1, deals) is not None:
         return replace(state, deal=int(arg))

@@ -24,7 +24,8 @@ def check() -> Response:
     all show the same check.
     """
     page = resolve(request.args)
-    url = f"{url_for('.check')}?{urlencode(page.state.query())}"
+    # ":" stays readable in a shared link: ?rules=saved:AbC and not ?rules=saved%3AAbC
+    url = f"{url_for('.check')}?{urlencode(page.state.query(), safe=':')}"
     settled = page.changed and not page.invalid
     if settled and not wants_fragment():
         return redirect(url, 303)
