@@ -113,6 +113,10 @@ class Deal(db.Model):  # type: ignore[name-defined,misc]
         db.DateTime(timezone=True), default=utcnow, onupdate=utcnow
     )
 
+    # SQLAlchemy checks and bumps the version on every UPDATE of the row, so two
+    # corrections racing each other cannot both be applied.
+    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
+
     match: Mapped[Match] = relationship(back_populates="deals")
     sides: Mapped[list[DealSide]] = relationship(
         back_populates="deal", order_by="DealSide.position", cascade="all, delete-orphan"

@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from flask_babel import gettext as _
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
+from sqlalchemy.orm.exc import StaleDataError
 
 from ..engine import Breakdown, Match, MatchError, Problem, RuleSet, Side, SideEntry
 from ..engine.entries import read_side
@@ -137,17 +139,15 @@ def record_deal(
 ) -> tuple[LoadedMatch, bool]:
     """Record the next deal once: a resent form (same key) returns the saved deal.
 
-    Returns the reloaded match and whether this call saved a new deal. Raises EntryError
-    for an impossible entry, StaleError when another phone entered this deal first.
+    Returns the match and whether this call saved a new deal. Raises EntryError for an
+    impossible entry, StaleError when another phone entered this deal first.
     """
     row = loaded.row
     if any(d.submission_key == submission_key for d in row.deals):
-        return loaded, False
+        return LoadedMatch(row, game_of(row)), False
     current = loaded.game.current_deal
     if expected_deal is not None and current != expected_deal:
-        raise StaleError(
-            [Problem("deal", f"Deal {expected_deal} was already entered on another phone.")]
-        )
+        raise _already_entered(expected_deal, current)
     game = loaded.game.record(entries)
     recorded = game.deals[-1]
     deal = Deal(number=recorded.score.deal, submission_key=submission_key)
@@ -157,46 +157,89 @@ def record_deal(
     try:
         db.session.commit()
     except IntegrityError:
+        # Another request saved this deal number first: the same form sent twice at once
+        # (then it is saved, once) or another phone's entry (then this one is stale).
         db.session.rollback()
-        raise StaleError(
-            [Problem("deal", "This deal was just entered on another phone; check the table.")]
-        ) from None
+        fresh = load_match(row.public_id)
+        if fresh is not None and any(d.submission_key == submission_key for d in fresh.row.deals):
+            return fresh, False
+        current = fresh.game.current_deal if fresh else None
+        raise _already_entered(recorded.score.deal, current) from None
     return LoadedMatch(row, game), True
+
+
+def _already_entered(deal: int | None, current: int | None) -> StaleError:
+    message = _("Deal %(n)s was already entered on another phone: see the deals below.", n=deal)
+    if current is not None:
+        message += " " + _("If these numbers are for deal %(n)s, save again.", n=current)
+    return StaleError([Problem("deal", message)])
 
 
 def correct_deal(
     loaded: LoadedMatch, number: int, entries: Sequence[Any], version: int | None
 ) -> LoadedMatch:
-    """Replace deal ``number``'s entry; refuse it when the deal changed since it was read."""
+    """Replace deal ``number``'s entry; refuse it when the deal changed since it was read.
+
+    The version is checked twice: against the form (a page loaded before someone else's
+    correction) and by the database at commit (two corrections at the same moment).
+    """
     row = loaded.row
+    _check_open(row)
     deal = _deal_row(row, number)
     if version is not None and deal.version != version:
-        raise StaleError(
-            [Problem("deal", "Someone else changed this deal meanwhile; check it and try again.")]
-        )
+        raise _changed_meanwhile()
     game = loaded.game.correct(number, entries)
     recorded = game.deals[number - 1]
     deal.sides.clear()
     db.session.flush()
     _fill_deal(deal, recorded.entries, recorded.score.sides)
-    deal.version += 1
+    deal.updated_at = utcnow()  # an UPDATE of the deal row bumps its version
     _update_match(row, game)
     if game.finished:
         row.reopened = False
-    db.session.commit()
+    try:
+        db.session.commit()
+    except StaleDataError:
+        db.session.rollback()
+        raise _changed_meanwhile() from None
     return LoadedMatch(row, game)
+
+
+def _changed_meanwhile() -> StaleError:
+    return StaleError(
+        [
+            Problem(
+                "deal",
+                _(
+                    "Someone else changed this deal meanwhile: the form now shows their"
+                    " numbers. Correct it again if it still needs it."
+                ),
+            )
+        ]
+    )
 
 
 def remove_last_deal(loaded: LoadedMatch, number: int) -> LoadedMatch:
     """Remove the last deal; ``number`` must be it (a stale page cannot remove another)."""
     row = loaded.row
+    _check_open(row)
     if number != len(row.deals):
-        raise StaleError([Problem("deal", f"Deal {number} is not the last deal any more.")])
+        raise StaleError(
+            [Problem("deal", _("Deal %(n)s is not the last deal any more.", n=number))]
+        )
     game = loaded.game.remove_last()
     row.deals.remove(_deal_row(row, number))
     _update_match(row, game)
     db.session.commit()
     return LoadedMatch(row, game)
+
+
+def _check_open(row: MatchRow) -> None:
+    """A finished match changes only after it is reopened (a deliberate tap)."""
+    if row.finished and not row.reopened:
+        raise MatchError(
+            [Problem("deal", _("This match is finished: tap “Correct a deal” to reopen it."))]
+        )
 
 
 def reopen(loaded: LoadedMatch) -> LoadedMatch:
@@ -210,7 +253,7 @@ def _deal_row(row: MatchRow, number: int) -> Deal:
     for deal in row.deals:
         if deal.number == number:
             return deal
-    raise MatchError([Problem("deal", f"Deal {number} has not been played.")])
+    raise MatchError([Problem("deal", _("Deal %(n)s has not been played.", n=number))])
 
 
 def _fill_deal(deal: Deal, entries: Sequence[SideEntry], breakdowns: Sequence[Breakdown]) -> None:

@@ -92,7 +92,10 @@ def test_a_deal_expected_to_be_one_already_entered_is_refused() -> None:
     loaded, _ = service.record_deal(_start(), STANDARD, "key-1", 1)
     with pytest.raises(service.StaleError) as error:
         service.record_deal(_reload(loaded), EVEN, "key-2", 1)
-    assert error.value.problems[0].message == "Deal 1 was already entered on another phone."
+    assert error.value.problems[0].message == (
+        "Deal 1 was already entered on another phone: see the deals below."
+        " If these numbers are for deal 2, save again."
+    )
     assert _deals() == 1
 
 
@@ -126,9 +129,11 @@ def test_finishing_removing_and_reopening_keep_the_match_status_right() -> None:
     assert row.finished_at is not None
     with pytest.raises(MatchError):
         service.record_deal(_reload(loaded), EVEN, "key-5", None)
+    with pytest.raises(MatchError, match="reopen it"):
+        service.remove_last_deal(_reload(loaded), 4)
+    service.reopen(_reload(loaded))
     with pytest.raises(service.StaleError):
         service.remove_last_deal(_reload(loaded), 3)
-    service.reopen(_reload(loaded))
     assert _reload(loaded).row.reopened
     service.remove_last_deal(_reload(loaded), 4)
     row = _reload(loaded).row

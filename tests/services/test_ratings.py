@@ -66,7 +66,7 @@ def test_incremental_ratings_equal_a_replay_from_scratch(ctx):
 def test_a_corrected_finished_match_gives_the_ratings_of_the_corrected_history(ctx):
     club = clubs.create_club("Tuesday")
     second = history(club)
-    loaded = matches.load_match(second.public_id)
+    loaded = matches.reopen(matches.load_match(second.public_id))
     matches.correct_deal(loaded, 1, [{"melded_points": 900}, {"melded_points": 100}], None)
     corrected = snapshot(club)
 
@@ -81,7 +81,7 @@ def test_a_corrected_finished_match_gives_the_ratings_of_the_corrected_history(c
 def test_removing_a_deal_of_a_finished_match_replays_the_history_without_it(ctx):
     club = clubs.create_club("Tuesday")
     second = history(club)
-    matches.remove_last_deal(matches.load_match(second.public_id), 4)
+    matches.remove_last_deal(matches.reopen(matches.load_match(second.public_id)), 4)
     without = snapshot(club)
 
     fresh = clubs.create_club("Fresh")

@@ -60,7 +60,7 @@ def test_a_correction_moves_the_standings(ctx):
     club = clubs.create_club("Tuesday", min_games=1)
     loaded = play(club, [("Ann",), ("Bob",)], four_deals(500, 300))
     assert names(standings.standings(club.id, 1).ranked)[0] == (1, "Ann")
-    loaded = matches.load_match(loaded.public_id)
+    loaded = matches.reopen(matches.load_match(loaded.public_id))
     matches.correct_deal(loaded, 1, [{"melded_points": 100}, {"melded_points": 300}], None)
     assert names(standings.standings(club.id, 1).ranked)[0] == (1, "Bob")
 
@@ -68,7 +68,7 @@ def test_a_correction_moves_the_standings(ctx):
 def test_removing_the_last_deal_takes_the_match_out_of_the_standings(ctx):
     club = clubs.create_club("Tuesday", min_games=1)
     loaded = play(club, [("Ann",), ("Bob",)], four_deals(500, 300))
-    matches.remove_last_deal(matches.load_match(loaded.public_id), 4)
+    matches.remove_last_deal(matches.reopen(matches.load_match(loaded.public_id)), 4)
     assert standings.standings(club.id, 1).ranked == []
 
 

@@ -33,7 +33,7 @@ def _urls(client: FlaskClient) -> dict[str, tuple[str, str]]:
     return {
         "match": (f"/m/{public_id}", '<div id="match"'),
         "edit": (f"/m/{public_id}/deals/1/edit", '<div id="match"'),
-        "new": ("/matches/new?rules=whitnack", '<form method="post" action="/matches"'),
+        "new": ("/matches/new?rules=whitnack", '<div id="new-match-page"'),
     }
 
 

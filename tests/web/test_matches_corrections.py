@@ -175,7 +175,8 @@ def test_two_phones_entering_the_same_deal_save_it_once(app: Flask, client: Flas
     )
     assert response.status_code == 422
     assert general_errors(response.get_data(as_text=True)) == [
-        "Deal 1 was already entered on another phone."
+        "Deal 1 was already entered on another phone: see the deals below."
+        " If these numbers are for deal 2, save again."
     ]
     assert deal_count(app, public_id) == 1
     assert totals(show(client, public_id)) == [600, 30]
@@ -189,7 +190,7 @@ def test_a_deal_sent_after_the_match_finished_is_refused_with_a_message(
     late_phone = hidden_fields(show(client, public_id))
     enter_deal(client, public_id, *SMALL)
     for guards, message in [
-        (late_phone, "Deal 4 was already entered on another phone."),
+        (late_phone, "Deal 4 was already entered on another phone: see the deals below."),
         ({}, "The match is finished; correct a deal instead."),
     ]:
         response = client.post(f"/m/{public_id}/deals", data={**guards, **deal_form_data(*SMALL)})

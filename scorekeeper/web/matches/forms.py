@@ -152,7 +152,9 @@ def deal_form(rules: RuleSet, side_count: int, data: Any = None, obj: Any = None
         data = MultiDict(data)
         for i in range(side_count):
             data.setdefault(f"sides-{i}", "")
-    form = DealForm(formdata=data) if data is not None else DealForm(data=obj)
+    # formdata=None: a fresh or stored deal must never pick up the request's own post
+    # (Flask-WTF's default), e.g. the next deal's form after an htmx save.
+    form = DealForm(formdata=data, data=obj)
     # the radio offers nobody or one side; anything else posted is refused, not ignored
     form.went_out.choices = [("", ""), *((str(i), str(i)) for i in range(side_count))]
     return form

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import Blueprint, abort, redirect, request, url_for
+from flask import Blueprint, abort, flash, redirect, request, url_for
+from flask_babel import gettext as _
 from werkzeug import Response
 
 from ...engine import EngineError, RuleSet, Side
@@ -60,7 +61,7 @@ def _new_page(
 ) -> Response:
     return render(
         "matches/new.html",
-        "matches/_new_form.html",
+        "matches/_new.html",
         status,
         start=start,
         form=form,
@@ -73,7 +74,8 @@ def _new_page(
 @bp.post("/matches")
 def create() -> Response:
     """Save a new match and open it."""
-    choice = _choice(request.form.get("rules"))
+    chosen = rule_sets.find(request.form.get("rules"))
+    choice = chosen or _choice(None)
     rules = choice.rules
     layout = forms.parse_layout(request.form.get("layout"))
     if layout is None:
@@ -81,7 +83,11 @@ def create() -> Response:
     form = forms.new_match_form(layout, request.form)
     start = forms.StartForm(data={"rules": choice.origin, "layout": forms.layout_key(layout)})
     start.layout.choices = forms.layout_choices(rules)
-    if form.validate():
+    if chosen is None:
+        # The saved rules were deleted (or the form was made by hand) meanwhile.
+        start.rules.errors = [_("These rules are not available any more: choose again.")]
+        form.validate()
+    elif form.validate():
         sides = [
             Side(
                 tuple(form[f"side_{i}_player_{j}"].data for j in range(size)),
@@ -134,6 +140,11 @@ def record(public_id: str) -> Response:
             key = service.new_submission_key()
         try:
             loaded, _saved = service.record_deal(loaded, entries, key, expected)
+        except service.StaleError as error:
+            # Show the deals as they are now; the typed numbers stay, aimed at the next deal.
+            loaded = _loaded(public_id)
+            form.expected_deal.data = str(loaded.game.current_deal or "")
+            general = forms.apply_problems(form, error.problems)
         except EngineError as error:
             general = forms.apply_problems(form, error.problems)
         else:
@@ -168,6 +179,8 @@ def edit(public_id: str, number: int) -> Response:
     loaded = _loaded(public_id)
     if not 1 <= number <= len(loaded.row.deals):
         abort(404)
+    if _closed(loaded):
+        return _back_to_match(public_id)
     context = match_context(loaded, editing=number)
     return render("matches/edit.html", "matches/_edit.html", **context)
 
@@ -178,6 +191,8 @@ def correct(public_id: str, number: int) -> Response:
     loaded = _loaded(public_id)
     if not 1 <= number <= len(loaded.row.deals):
         abort(404)
+    if _closed(loaded):
+        return _back_to_match(public_id)
     game = loaded.game
     form = forms.deal_form(game.rules, len(game.sides), request.form)
     general: list[str] = []
@@ -185,6 +200,13 @@ def correct(public_id: str, number: int) -> Response:
         entries = forms.entries_from_form(form, game.rules)
         try:
             service.correct_deal(loaded, number, entries, _int(form.version.data))
+        except service.StaleError as error:
+            # Someone else's correction won: show theirs, with the fresh version.
+            loaded = _loaded(public_id)
+            context = match_context(
+                loaded, general_errors=[p.message for p in error.problems], editing=number
+            )
+            return render("matches/edit.html", "matches/_edit.html", invalid_status(), **context)
         except EngineError as error:
             general = forms.apply_problems(form, error.problems)
         else:
@@ -199,6 +221,8 @@ def remove(public_id: str, number: int) -> Response:
     loaded = _loaded(public_id)
     if number != len(loaded.row.deals):
         abort(404)
+    if _closed(loaded):
+        return _back_to_match(public_id)
     if request.method == "POST":
         service.remove_last_deal(loaded, number)
         return redirect(url_for(".show", public_id=public_id), 303)
@@ -210,6 +234,16 @@ def remove(public_id: str, number: int) -> Response:
 def reopen(public_id: str) -> Response:
     """Let a finished match's deals be corrected."""
     service.reopen(_loaded(public_id))
+    return redirect(url_for(".show", public_id=public_id), 303)
+
+
+def _closed(loaded: service.LoadedMatch) -> bool:
+    """A finished match is corrected only after a deliberate "Correct a deal"."""
+    return loaded.row.finished and not loaded.row.reopened
+
+
+def _back_to_match(public_id: str) -> Response:
+    flash(_("This match is finished: tap “Correct a deal” to reopen it first."), "info")
     return redirect(url_for(".show", public_id=public_id), 303)
 
 
