@@ -164,11 +164,24 @@ def test_the_preview_lists_the_problems_of_an_impossible_entry(client: FlaskClie
     public_id = start_match(client)
     data = deal_form_data({"melded_joker": 11}, {"left_points": 13})
     html = client.post(f"/m/{public_id}/preview", data=data, headers=HX).get_data(as_text=True)
-    problems = [li.text for li in parse(html).find_all("li")]
+    problems = [li.text for ul in parse(html).find_all("ul", cls="errors") for li in ul.iter()[1:]]
     assert problems == [
         "Five decks hold only 10 jokers; the sides report 11.",
         "Every card is worth a multiple of 5 here, so 13 cannot be right.",
     ]
+
+
+def test_the_preview_refreshes_each_sides_going_out_checklist_out_of_band(
+    client: FlaskClient,
+) -> None:
+    public_id = start_match(client)
+    data = deal_form_data({"books_clean": 2, "books_dirty": 1}, {})
+    html = client.post(f"/m/{public_id}/preview", data=data, headers=HX).get_data(as_text=True)
+    checklists = parse(html).find_all("div", cls="checklist")
+    assert [c.attrs["id"] for c in checklists] == ["checklist-0", "checklist-1"]
+    assert all(c.attrs["hx-swap-oob"] == "true" for c in checklists)
+    side_a = [li.text for li in checklists[0].find_all("li", cls="met")]
+    assert side_a == ["✓ 2 clean (has 2)"]
 
 
 def test_the_preview_of_a_correction_scores_that_deal(client: FlaskClient) -> None:

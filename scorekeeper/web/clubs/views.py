@@ -9,12 +9,11 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort, redirect, request, url_for
 
 from ...models import Club, Season
-from ...services import charts, clubs, exports, standings
+from ...services import clubs, exports, standings
 from ..rendering import invalid_status, render
 from . import forms
 
 bp = Blueprint("clubs", __name__)
-bp.add_app_template_global(charts.running_totals_chart, "running_totals_chart")
 bp.add_app_template_filter(standings.percent, "percent")
 bp.add_app_template_filter(standings.one_decimal, "one_decimal")
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...engine import EngineError, Match, going_out_checklist, score_deal, value_groups
+from ...engine import EngineError, Match, going_out_checklist, score_deal
 from ...engine.cards import describe_key
+from ...services.charts import running_totals_chart
 from ...services.matches import LoadedMatch, new_submission_key
 from . import forms
 
@@ -66,6 +67,7 @@ def match_context(
         "groups": _groups(game),
         "checklists": _checklists(game, form),
         "requires": dict(game.rules.going_out_requires),
+        "chart": running_totals_chart(game),
     }
 
 
@@ -133,7 +135,8 @@ def preview_context(game: Match, form: Any, deal: int) -> dict[str, Any]:
         "labels": [side.label for side in game.sides],
         "breakdowns": None,
         "problems": [],
-        "groups_note": value_groups(game.rules),
+        "checklists": _checklists(game, form),
+        "oob": True,  # the fragment also refreshes each side's going-out checklist
     }
     if not form.validate():
         context["problems"] = [
