@@ -189,8 +189,12 @@ def _check_going_out(
                     f" this side has {have}.",
                 )
         alone = side_sizes is not None and side_sizes[i] == 1
-        if alone and (not entry.left.is_empty() or entry.red_threes_left):
+        if alone and not entry.left.is_empty():
             problems.add(f"sides[{i}].left", "A player who went out has no cards left.")
+        elif alone and entry.red_threes_left:
+            problems.add(
+                f"sides[{i}].red_threes_left", "A player who went out has no red threes left."
+            )
 
 
 REQUEST_KEYS = ("rules", "deal", "players", "sides")

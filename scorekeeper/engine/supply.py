@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from math import gcd
 
 from .cards import NATURAL_RANKS, describe_key, number_word, rank_span
@@ -126,7 +126,7 @@ def check_books(problems: Problems, rules: RuleSet, entry: SideEntry, path: str)
         kind = "wild" if books.get("wild") else "dirty"
         problems.add(
             f"{path}.books.{kind}",
-            f"These books need at least {wilds_needed} wild cards on the table;"
+            f"{_these_books(books)} at least {_cards(wilds_needed, 'wild')} on the table;"
             f" the side reports {wilds}.",
         )
     naturals_needed = BOOK_SIZE * books.get("clean", 0) + (BOOK_SIZE - most_wilds) * books.get(
@@ -141,6 +141,14 @@ def check_books(problems: Problems, rules: RuleSet, entry: SideEntry, path: str)
         kind = next(k for k in ("clean", "dirty", *books) if books.get(k))
         problems.add(
             f"{path}.books.{kind}",
-            f"These books need at least {naturals_needed} natural cards on the table;"
-            f" the side reports {naturals}.",
+            f"{_these_books(books)} at least {_cards(naturals_needed, 'natural')} on the"
+            f" table; the side reports {naturals}.",
         )
+
+
+def _these_books(books: Mapping[str, int]) -> str:
+    return "This book needs" if sum(books.values()) == 1 else "These books need"
+
+
+def _cards(n: int, kind: str) -> str:
+    return f"{n} {kind} card{'' if n == 1 else 's'}"

@@ -123,7 +123,7 @@ SIDE_CASES = [
      "sides[0].books", "1 book needs at least 7 cards on the table; the side reports 6."),
     ("a wild book without seven wild cards",
      one_side({"books": {"wild": 1}, "melded": {"joker": 6, "A": 10}}), "sides[0].books.wild",
-     "These books need at least 7 wild cards on the table; the side reports 6."),
+     "This book needs at least 7 wild cards on the table; the side reports 6."),
     ("dirty books without a wild card each",
      one_side({"books": {"dirty": 2}, "melded": {"K": 14, "2": 1}}), "sides[0].books.dirty",
      "These books need at least 2 wild cards on the table; the side reports 1."),
@@ -133,7 +133,8 @@ SIDE_CASES = [
      "These books need at least 12 natural cards on the table; the side reports 7."),
     ("dirty books without enough natural cards",
      one_side({"books": {"dirty": 1}, "melded": {"2": 3, "joker": 1, "K": 3}}),
-     "sides[0].books.dirty", "need at least 5 natural cards on the table; the side reports 3."),
+     "sides[0].books.dirty",
+     "This book needs at least 5 natural cards on the table; the side reports 3."),
     # Going out.
     ("two sides went out", [GONE_OUT, GONE_OUT], "sides[1].went_out",
      "Only one side can go out in a deal."),
@@ -212,7 +213,7 @@ def test_a_special_book_needs_its_natural_cards() -> None:
     assert found == [
         (
             "sides[0].books.sevens",
-            "These books need at least 7 natural cards on the table; the side reports 0.",
+            "This book needs at least 7 natural cards on the table; the side reports 0.",
         )
     ]
 
@@ -241,7 +242,7 @@ def test_a_solo_player_who_went_out_can_have_no_cards_left() -> None:
 def test_a_solo_player_who_went_out_can_have_no_red_threes_left() -> None:
     side = {**GONE_OUT, "red_threes_left": 1}
     found = problems_of(CLASSIC, [side, {}], players=2, side_sizes=(1, 1))
-    assert found == [("sides[0].left", "A player who went out has no cards left.")]
+    assert found == [("sides[0].red_threes_left", "A player who went out has no red threes left.")]
 
 
 def test_a_team_that_went_out_may_still_have_cards_in_the_partners_hand() -> None:

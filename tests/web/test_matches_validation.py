@@ -47,11 +47,11 @@ IMPOSSIBLE: list[tuple[dict[str, Any], dict[str, Any], int | None, str, str]] = 
     ({"books_clean": 1, "melded_A": 5}, {}, None, "sides-0-books_clean",
      "1 book needs at least 7 cards on the table; the side reports 5."),
     ({"books_dirty": 1, "melded_A": 7}, {}, None, "sides-0-books_dirty",
-     "These books need at least 1 wild cards on the table; the side reports 0."),
+     "This book needs at least 1 wild card on the table; the side reports 0."),
     ({"books_clean": 1, "melded_joker": 7}, {}, None, "sides-0-books_clean",
-     "These books need at least 7 natural cards on the table; the side reports 0."),
+     "This book needs at least 7 natural cards on the table; the side reports 0."),
     ({}, {"books_wild": 1, "melded_A": 7}, None, "sides-1-books_wild",
-     "These books need at least 7 wild cards on the table; the side reports 0."),
+     "This book needs at least 7 wild cards on the table; the side reports 0."),
     ({"books_clean": 1, "melded_points": 500}, {}, 0, "sides-0-books_clean",
      "Going out needs 2 clean books; this side has 1."),
     ({"books_clean": 1, "melded_points": 500}, {}, 0, "sides-0-books_wild",
@@ -110,7 +110,7 @@ def test_the_typed_numbers_stay_in_the_form_after_a_refusal(client: FlaskClient)
     ("side_0", "field"),
     [
         ({**OUT, "melded_points": 900, "left_points": 10}, "sides-0-left_points"),
-        ({**OUT, "melded_points": 900, "red_threes_left": 1}, "sides-0-left_points"),
+        ({**OUT, "melded_points": 900, "red_threes_left": 1}, "sides-0-red_threes_left"),
         ({**OUT, "melded_points": 900, "left_joker": 1}, "sides-0-left_points"),
     ],
 )
@@ -119,7 +119,7 @@ def test_a_player_alone_who_went_out_cannot_have_cards_left(
 ) -> None:
     public_id = start_match(client, "classic", "1+1", ["Ana", "Boris"])
     response = enter_deal(client, public_id, side_0, {}, went_out=0)
-    assert_refused_beside(response, field, "A player who went out has no cards left.")
+    assert_refused_beside(response, field, "A player who went out has no ")
     assert deal_count(app, public_id) == 0
 
 
