@@ -6,6 +6,7 @@ import argparse
 import socket
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 DEFAULT_PORT = 8000
 
@@ -46,16 +47,23 @@ def announce(host: str, port: int, out: object = None) -> list[str]:
     return urls
 
 
-def serve(host: str, port: int, threads: int) -> None:
-    """Apply migrations, then serve with waitress (a production WSGI server)."""
+def migrated_app() -> Any:
+    """The app, with its database upgraded to the newest migration."""
     from flask_migrate import upgrade
-    from waitress import serve as waitress_serve
 
     from .app import create_app
 
     app = create_app()
     with app.app_context():
         upgrade()
+    return app
+
+
+def serve(host: str, port: int, threads: int) -> None:
+    """Apply migrations, then serve with waitress (a production WSGI server)."""
+    from waitress import serve as waitress_serve
+
+    app = migrated_app()
     announce(host, port)
     waitress_serve(app, host=host, port=port, threads=threads, ident="scorekeeper")
 
@@ -68,9 +76,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--host", default="0.0.0.0", help="address to listen on (all by default)")
     run.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (default 8000)")
     run.add_argument("--threads", type=int, default=8, help="worker threads (default 8)")
+    demo = commands.add_parser("seed-demo", help="create a demo club with a season of matches")
+    demo.add_argument("--name", default="Tuesday Card Club", help="the demo club's name")
+    demo.add_argument("--weeks", type=int, default=10, help="club nights to play (1 to 52)")
     args = parser.parse_args(argv)
-    serve(args.host, args.port, args.threads)
+    if args.command == "seed-demo":
+        seed_demo(args.name, args.weeks)
+    else:
+        serve(args.host, args.port, args.threads)
     return 0
+
+
+def seed_demo(name: str, weeks: int) -> None:
+    """Apply migrations, then create the demo club (see ``services.demo``)."""
+    from .services import demo
+
+    if not 1 <= weeks <= 52:
+        raise SystemExit("--weeks must be from 1 to 52")
+    app = migrated_app()
+    with app.app_context():
+        club = demo.seed(name, weeks)
+        print(f"Created {club.name}: open /c/{club.public_id} in the app.")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
@@ -42,3 +43,20 @@ def test_the_command_requires_a_subcommand(capsys: pytest.CaptureFixture[str]) -
     with pytest.raises(SystemExit):
         cli.main([])
     assert "serve" in capsys.readouterr().err
+
+
+def test_seed_demo_migrates_an_empty_instance_and_creates_the_club(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/demo.sqlite3")
+    monkeypatch.setenv("SCOREKEEPER_SECRET_KEY", "test")
+    assert cli.main(["seed-demo", "--name", "Demo night", "--weeks", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Created Demo night: open /c/")
+
+
+def test_seed_demo_refuses_a_season_longer_than_a_year() -> None:
+    with pytest.raises(SystemExit, match="--weeks"):
+        cli.main(["seed-demo", "--weeks", "53"])
