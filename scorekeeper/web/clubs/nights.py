@@ -39,10 +39,8 @@ def new_match(club_id: str) -> Response:
         start.rules.data = club.default_rules
     rules = _rules(club, start.rules.data)
     start.layout.choices = match_forms.layout_choices(rules)
-    layout = match_forms.parse_layout(start.layout.data)
-    if layout is None or layout not in rules.layouts:
-        layout = (2, 2) if (2, 2) in rules.layouts else rules.layouts[0]
-        start.layout.data = match_forms.layout_key(layout)
+    layout = match_forms.choose_layout(rules, start.layout.data)
+    start.layout.data = match_forms.layout_key(layout)
     form = match_forms.new_match_form(layout)
     form.rules.data, form.layout.data = rules.id, match_forms.layout_key(layout)
     return _page(club, start, form, WhenForm(formdata=None), rules, layout)
@@ -53,7 +51,7 @@ def _page(
 ) -> Response:
     return render(
         "clubs/new_match.html",
-        "clubs/_new_match_form.html",
+        "clubs/_new_match.html",
         status,
         club=club,
         start=start,

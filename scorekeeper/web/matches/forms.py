@@ -32,6 +32,15 @@ def parse_layout(key: str | None) -> tuple[int, ...] | None:
     return tuple(int(p) for p in parts)
 
 
+def choose_layout(rules: RuleSet, key: str | None) -> tuple[int, ...]:
+    """The layout ``key`` names when ``rules`` allow it; else two teams of two, or the
+    rule set's first layout."""
+    layout = parse_layout(key)
+    if layout is not None and layout in rules.layouts:
+        return layout
+    return (2, 2) if (2, 2) in rules.layouts else rules.layouts[0]
+
+
 def rule_choices() -> list[tuple[str, str]]:
     """The rule sets a match can start with: the presets, then the saved house rules."""
     return [(choice.origin, choice.name) for choice in rule_sets.available()]

@@ -47,10 +47,8 @@ def new() -> Response | str:
     choice = _choice(start.rules.data)
     rules = choice.rules
     start.layout.choices = forms.layout_choices(rules)
-    layout = forms.parse_layout(start.layout.data)
-    if layout is None or layout not in rules.layouts:
-        layout = (2, 2) if (2, 2) in rules.layouts else rules.layouts[0]
-        start.layout.data = forms.layout_key(layout)
+    layout = forms.choose_layout(rules, start.layout.data)
+    start.layout.data = forms.layout_key(layout)
     form = forms.new_match_form(layout)
     form.rules.data, form.layout.data = choice.origin, forms.layout_key(layout)
     return _new_page(start, form, rules, layout)
