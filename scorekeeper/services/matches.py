@@ -1,4 +1,4 @@
-"""Starting matches, recording and correcting deals, and reading them back."""
+"""Starting matches, recording, correcting and removing deals (reads: ``match_reads``)."""
 
 from __future__ import annotations
 
@@ -11,16 +11,39 @@ from typing import Any
 from flask_babel import gettext as _
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import selectinload
 from sqlalchemy.orm.exc import StaleDataError
 
 from ..engine import Breakdown, Match, MatchError, Problem, RuleSet, Side, SideEntry
-from ..engine.entries import read_side
-from ..engine.errors import EngineError, Problems
+from ..engine.errors import EngineError
 from ..extensions import db
 from ..models import Deal, DealSide, KnownName, MatchPlayer, MatchSide, utcnow
 from ..models import Match as MatchRow
 from . import standings
+from .match_reads import (  # the reads are part of this service's interface too
+    LoadedMatch,
+    game_of,
+    home_matches,
+    known_names,
+    load_match,
+    stored_entry,
+)
+
+__all__ = [
+    "ClubMatch",
+    "LoadedMatch",
+    "StaleError",
+    "correct_deal",
+    "game_of",
+    "home_matches",
+    "known_names",
+    "load_match",
+    "new_submission_key",
+    "record_deal",
+    "remove_last_deal",
+    "reopen",
+    "start_match",
+    "stored_entry",
+]
 
 
 @dataclass(frozen=True)
@@ -35,19 +58,6 @@ class ClubMatch:
 
 class StaleError(EngineError):
     """Someone else changed the match or the deal since this form was loaded."""
-
-
-@dataclass(frozen=True)
-class LoadedMatch:
-    """A match row and the engine's value of it, read together."""
-
-    row: MatchRow
-    game: Match
-
-    @property
-    def public_id(self) -> str:
-        """The id used in URLs."""
-        return self.row.public_id
 
 
 def new_submission_key() -> str:
@@ -92,46 +102,6 @@ def _remember_names(names: Any) -> None:
             db.session.add(KnownName(key=key, name=name))
         else:
             known.name, known.last_used_at = name, utcnow()
-
-
-def known_names(limit: int = 50) -> list[str]:
-    """Names typed before, most recently used first."""
-    rows = db.session.scalars(
-        select(KnownName.name).order_by(KnownName.last_used_at.desc()).limit(limit)
-    )
-    return list(rows)
-
-
-def load_match(public_id: str) -> LoadedMatch | None:
-    """The match with this public id, with its sides and deals, or None."""
-    row = db.session.scalar(
-        select(MatchRow)
-        .where(MatchRow.public_id == public_id)
-        .options(
-            selectinload(MatchRow.sides).selectinload(MatchSide.players),
-            selectinload(MatchRow.deals).selectinload(Deal.sides),
-        )
-    )
-    if row is None:
-        return None
-    return LoadedMatch(row, game_of(row))
-
-
-def game_of(row: MatchRow) -> Match:
-    """The engine's Match for a stored row (entries were validated when saved)."""
-    rules = RuleSet.from_dict(row.rules)
-    sides = [Side(tuple(p.name for p in s.players), s.name) for s in row.sides]
-    deals = [[stored_entry(rules, ds.entry) for ds in deal.sides] for deal in row.deals]
-    return Match.restore(rules, sides, row.first_dealer, deals)
-
-
-def stored_entry(rules: RuleSet, data: dict[str, Any]) -> SideEntry:
-    """Read back an entry saved by this service (it was valid under ``rules``)."""
-    problems = Problems()
-    entry = read_side(problems, data, "entry", rules)
-    if entry is None:
-        raise MatchError(problems.items)
-    return entry
 
 
 def record_deal(
@@ -282,19 +252,3 @@ def _update_match(row: MatchRow, game: Match) -> None:
         row.finished_at = None
     row.updated_at = utcnow()
     standings.match_changed(row, game)
-
-
-def home_matches(recent: int) -> tuple[list[MatchRow], list[MatchRow]]:
-    """Matches in progress (newest activity first) and the most recent finished ones."""
-
-    def query(finished: bool) -> Any:
-        return (
-            select(MatchRow)
-            .where(MatchRow.finished.is_(finished))
-            .options(selectinload(MatchRow.sides).selectinload(MatchSide.players))
-            .order_by(MatchRow.updated_at.desc())
-        )
-
-    in_progress = list(db.session.scalars(query(False)))
-    finished = list(db.session.scalars(query(True).limit(recent)))
-    return in_progress, finished

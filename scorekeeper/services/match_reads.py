@@ -1,0 +1,88 @@
+"""Reading matches back: a match with its engine value, names offered again, the home list.
+
+No transaction is begun here for writing; see ``services.matches`` for the writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import selectinload
+
+from ..engine import Match, MatchError, RuleSet, Side, SideEntry
+from ..engine.entries import read_side
+from ..engine.errors import Problems
+from ..extensions import db
+from ..models import Deal, KnownName, MatchSide
+from ..models import Match as MatchRow
+
+
+@dataclass(frozen=True)
+class LoadedMatch:
+    """A match row and the engine's value of it, read together."""
+
+    row: MatchRow
+    game: Match
+
+    @property
+    def public_id(self) -> str:
+        """The id used in URLs."""
+        return self.row.public_id
+
+
+def known_names(limit: int = 50) -> list[str]:
+    """Names typed before, most recently used first."""
+    rows = db.session.scalars(
+        select(KnownName.name).order_by(KnownName.last_used_at.desc()).limit(limit)
+    )
+    return list(rows)
+
+
+def load_match(public_id: str) -> LoadedMatch | None:
+    """The match with this public id, with its sides and deals, or None."""
+    row = db.session.scalar(
+        select(MatchRow)
+        .where(MatchRow.public_id == public_id)
+        .options(
+            selectinload(MatchRow.sides).selectinload(MatchSide.players),
+            selectinload(MatchRow.deals).selectinload(Deal.sides),
+        )
+    )
+    if row is None:
+        return None
+    return LoadedMatch(row, game_of(row))
+
+
+def game_of(row: MatchRow) -> Match:
+    """The engine's Match for a stored row (entries were validated when saved)."""
+    rules = RuleSet.from_dict(row.rules)
+    sides = [Side(tuple(p.name for p in s.players), s.name) for s in row.sides]
+    deals = [[stored_entry(rules, ds.entry) for ds in deal.sides] for deal in row.deals]
+    return Match.restore(rules, sides, row.first_dealer, deals)
+
+
+def stored_entry(rules: RuleSet, data: dict[str, Any]) -> SideEntry:
+    """Read back an entry saved by this service (it was valid under ``rules``)."""
+    problems = Problems()
+    entry = read_side(problems, data, "entry", rules)
+    if entry is None:
+        raise MatchError(problems.items)
+    return entry
+
+
+def home_matches(recent: int) -> tuple[list[MatchRow], list[MatchRow]]:
+    """Matches in progress (newest activity first) and the most recent finished ones."""
+
+    def query(finished: bool) -> Any:
+        return (
+            select(MatchRow)
+            .where(MatchRow.finished.is_(finished))
+            .options(selectinload(MatchRow.sides).selectinload(MatchSide.players))
+            .order_by(MatchRow.updated_at.desc())
+        )
+
+    in_progress = list(db.session.scalars(query(False)))
+    finished = list(db.session.scalars(query(True).limit(recent)))
+    return in_progress, finished
