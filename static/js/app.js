@@ -40,3 +40,109 @@
     });
   });
 })();
+
+/* Nothing typed is lost on a reload or a dropped connection: the deal form's numbers are
+   kept in this phone's storage until the deal is saved. The key names the match, the deal
+   and (for a correction) its version, so a stored draft never lands on another deal. */
+(function () {
+  "use strict";
+  var PREFIX = "scorekeeper:draft:";
+  var DAY = 24 * 60 * 60 * 1000;
+
+  function storage() {
+    try { return window.localStorage; } catch (e) { return null; }
+  }
+
+  function keyOf(form) {
+    var guard = form.elements.version && form.elements.version.value
+      ? "v" + form.elements.version.value
+      : "d" + (form.elements.expected_deal ? form.elements.expected_deal.value : "");
+    return PREFIX + form.getAttribute("action") + ":" + guard;
+  }
+
+  function fields(form) {
+    return Array.prototype.filter.call(form.elements, function (el) {
+      return el.name && el.name.indexOf("sides-") === 0 || el.name === "went_out";
+    });
+  }
+
+  function save(form) {
+    var store = storage();
+    if (!store) return;
+    var values = {};
+    fields(form).forEach(function (el) {
+      if (el.type === "radio") { if (el.checked) values[el.name] = el.value; }
+      else if (el.value !== "") values[el.name] = el.value;
+    });
+    store.setItem(keyOf(form), JSON.stringify({ at: Date.now(), values: values }));
+  }
+
+  function restore(form) {
+    var store = storage();
+    if (!store) return;
+    var raw = store.getItem(keyOf(form));
+    if (!raw) return;
+    var draft;
+    try { draft = JSON.parse(raw); } catch (e) { store.removeItem(keyOf(form)); return; }
+    var typed = fields(form).some(function (el) { return el.type !== "radio" && el.value !== ""; });
+    if (typed || !draft.values) return;  // the server's own values win (errors, corrections)
+    fields(form).forEach(function (el) {
+      if (!(el.name in draft.values)) return;
+      if (el.type === "radio") el.checked = el.value === draft.values[el.name];
+      else el.value = draft.values[el.name];
+    });
+    var note = document.createElement("p");
+    note.className = "flash";
+    note.setAttribute("role", "status");
+    note.textContent = form.dataset.restoredText || "Restored what you typed before.";
+    form.insertBefore(note, form.querySelector("fieldset"));
+    // Refresh the preview (an input event: a change of the went-out radio would refill books).
+    var count = fields(form).filter(function (el) { return el.type !== "radio"; })[0];
+    if (count) count.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+
+  function forget(form) {
+    var store = storage();
+    if (store) store.removeItem(keyOf(form));
+  }
+
+  function tidy() {
+    var store = storage();
+    if (!store) return;
+    for (var i = store.length - 1; i >= 0; i--) {
+      var key = store.key(i);
+      if (key && key.indexOf(PREFIX) === 0) {
+        try { if (Date.now() - JSON.parse(store.getItem(key)).at > DAY) store.removeItem(key); }
+        catch (e) { store.removeItem(key); }
+      }
+    }
+  }
+
+  function setUp(root) {
+    var form = root.querySelector("#deal-entry");
+    if (form && !form.dataset.draftReady) {
+      form.dataset.draftReady = "1";
+      restore(form);
+    }
+  }
+
+  document.addEventListener("input", function (event) {
+    var form = event.target.form;
+    if (form && form.id === "deal-entry") save(form);
+  });
+  document.addEventListener("change", function (event) {
+    var form = event.target.form;
+    if (form && form.id === "deal-entry") save(form);
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt;
+    if (form && form.id === "deal-entry" && event.detail.successful) forget(form);
+  });
+  document.addEventListener("submit", function (event) {
+    // A plain submit (a correction) leaves the page; a stale draft of it can never match
+    // again, because a saved correction bumps the deal's version.
+    if (event.target.id === "deal-entry") save(event.target);
+  });
+  document.addEventListener("htmx:afterSettle", function () { setUp(document); });
+  document.addEventListener("DOMContentLoaded", function () { tidy(); setUp(document); });
+})();

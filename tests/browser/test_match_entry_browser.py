@@ -83,3 +83,21 @@ def test_a_deal_is_saved_with_javascript_off(no_js_page: Any) -> None:
     expect(page.locator(".totals")).to_contain_text("3890")
     expect(page.locator(".totals")).to_contain_text("-40")
     assert_fits_a_phone(page)
+
+
+def test_numbers_typed_survive_a_reload_until_the_deal_is_saved(page: Any) -> None:
+    start_match(page)
+    page.locator("label.choice:has(input[name=went_out][value='1'])").click()
+    page.fill("#sides-0-melded_points", "120")
+    page.fill("#sides-1-melded_points", "690")
+    page.reload()
+    expect(page.locator("#deal-entry .flash")).to_contain_text("Restored the numbers")
+    expect(page.locator("#sides-0-melded_points")).to_have_value("120")
+    expect(page.locator("#sides-1-books_wild")).to_have_value("1")
+    expect(page.locator("input[name=went_out][value='1']")).to_be_checked()
+    expect(page.locator("#preview tfoot")).to_contain_text("+120")
+    page.get_by_role("button", name="Save deal 1").click()
+    expect(page.get_by_role("heading", name="Enter deal 2")).to_be_visible()
+    page.reload()
+    expect(page.locator("#sides-0-melded_points")).to_have_value("")
+    expect(page.locator("#deal-entry .flash")).to_have_count(0)
