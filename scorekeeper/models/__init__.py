@@ -1,7 +1,17 @@
 """SQLAlchemy models, one module per area; importing this package registers them all."""
 
 from .clubs import Club, Player, RatingPoint, Season, SideResult
-from .matches import Deal, DealSide, KnownName, Match, MatchPlayer, MatchSide, new_public_id, utcnow
+from .matches import (
+    Deal,
+    DealSide,
+    KnownName,
+    Match,
+    MatchPlayer,
+    MatchSide,
+    is_public_id,
+    new_public_id,
+    utcnow,
+)
 from .rules import SavedRuleSet
 
 __all__ = [
@@ -17,6 +27,7 @@ __all__ = [
     "SavedRuleSet",
     "Season",
     "SideResult",
+    "is_public_id",
     "new_public_id",
     "utcnow",
 ]

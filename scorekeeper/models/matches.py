@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 from datetime import UTC, date, datetime
 from typing import Any
@@ -20,6 +21,16 @@ def utcnow() -> datetime:
 def new_public_id() -> str:
     """An unguessable id for public URLs (never the sequential primary key)."""
     return secrets.token_urlsafe(12)
+
+
+#: What a public id can look like. Anything else is not looked up: PostgreSQL answers a
+#: NUL character in a query with an error, not with "nothing found".
+PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def is_public_id(text: str) -> bool:
+    """Whether ``text`` could be a public id (and so is safe to look up)."""
+    return bool(PUBLIC_ID.fullmatch(text))
 
 
 class Match(db.Model):  # type: ignore[name-defined,misc]

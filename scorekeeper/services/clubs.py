@@ -11,7 +11,7 @@ from sqlalchemy.orm import selectinload
 from ..engine import PRESETS, Problem, RuleSet, Side
 from ..engine.errors import EngineError
 from ..extensions import db
-from ..models import Club, Match, MatchSide, Player, Season
+from ..models import Club, Match, MatchSide, Player, Season, is_public_id
 from . import matches, standings
 
 
@@ -48,11 +48,15 @@ def all_clubs() -> list[Club]:
 
 def get_club(public_id: str) -> Club | None:
     """The club with this public id, or None."""
+    if not is_public_id(public_id):
+        return None
     return db.session.scalar(select(Club).where(Club.public_id == public_id))
 
 
 def get_player(club: Club, public_id: str) -> Player | None:
     """The club's player with this public id, or None."""
+    if not is_public_id(public_id):
+        return None
     return db.session.scalar(
         select(Player).where(Player.club_id == club.id, Player.public_id == public_id)
     )
@@ -124,7 +128,7 @@ def _reassign_seasons(club: Club) -> None:
 
 def get_season(club: Club, public_id: str | None) -> Season | None:
     """The club's season with this public id, or None."""
-    if not public_id:
+    if not public_id or not is_public_id(public_id):
         return None
     return db.session.scalar(
         select(Season).where(Season.club_id == club.id, Season.public_id == public_id)

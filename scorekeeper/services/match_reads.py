@@ -15,7 +15,7 @@ from ..engine import Match, MatchError, RuleSet, Side, SideEntry
 from ..engine.entries import read_side
 from ..engine.errors import Problems
 from ..extensions import db
-from ..models import Deal, KnownName, MatchSide
+from ..models import Deal, KnownName, MatchSide, is_public_id
 from ..models import Match as MatchRow
 
 
@@ -42,6 +42,8 @@ def known_names(limit: int = 50) -> list[str]:
 
 def load_match(public_id: str) -> LoadedMatch | None:
     """The match with this public id, with its sides and deals, or None."""
+    if not is_public_id(public_id):
+        return None
     row = db.session.scalar(
         select(MatchRow)
         .where(MatchRow.public_id == public_id)

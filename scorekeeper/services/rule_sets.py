@@ -24,12 +24,9 @@ from sqlalchemy.orm.exc import StaleDataError
 from ..engine import PRESETS, Problem, RuleSet, RuleSetError
 from ..engine.errors import EngineError
 from ..extensions import db
-from ..models import SavedRuleSet, utcnow
+from ..models import SavedRuleSet, is_public_id, utcnow
 
 SAVED_PREFIX = "saved:"
-#: What a public id can look like; anything else is not looked up (PostgreSQL refuses
-#: NUL characters in a query with an error, not an empty answer).
-PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MAX_IMPORT_BYTES = 64 * 1024
 
 
@@ -76,7 +73,7 @@ def saved(owner: Any | None = None) -> list[SavedRuleSet]:
 
 def load(public_id: str, owner: Any | None = None) -> SavedRuleSet | None:
     """The saved rule set with this public id, or None."""
-    if not PUBLIC_ID.fullmatch(public_id):
+    if not is_public_id(public_id):
         return None
     return db.session.scalar(
         select(SavedRuleSet).where(SavedRuleSet.public_id == public_id, _owned_by(owner))
@@ -85,7 +82,7 @@ def load(public_id: str, owner: Any | None = None) -> SavedRuleSet | None:
 
 def load_shared(public_id: str) -> SavedRuleSet | None:
     """A rule set by its share link: anyone with the link may read it, whoever owns it."""
-    if not PUBLIC_ID.fullmatch(public_id):
+    if not is_public_id(public_id):
         return None
     return db.session.scalar(select(SavedRuleSet).where(SavedRuleSet.public_id == public_id))
 

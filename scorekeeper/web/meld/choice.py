@@ -27,7 +27,7 @@ def choose_rules(
     """
     public_id = (args.get("match") or "").strip()
     if public_id:
-        loaded = load_match(public_id) if len(public_id) <= 64 and public_id.isprintable() else None
+        loaded = load_match(public_id)
         if loaded is not None:
             return loaded, DEFAULT_RULES, loaded.game.rules
         notices.append(_("No match has this link, so the rules are chosen here instead."))
