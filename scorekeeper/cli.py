@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import socket
+import subprocess
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -14,18 +15,39 @@ DEFAULT_PORT = 8000
 def local_addresses() -> list[str]:
     """This machine's IPv4 addresses that phones on the same network can reach.
 
-    Read from the host's own name resolution; nothing is sent on the network.
+    Read from the host's own name resolution and, where that knows only loopback (common
+    on Linux), from ``hostname -I``; nothing is sent on the network.
     """
     found: list[str] = []
     try:
         infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
     except OSError:
         infos = []
-    for info in infos:
-        address = str(info[4][0])
-        if not address.startswith("127.") and address not in found:
+    candidates = [str(info[4][0]) for info in infos]
+    if not any(not a.startswith("127.") for a in candidates):
+        candidates += _hostname_addresses()
+    for address in candidates:
+        if _is_ipv4(address) and not address.startswith("127.") and address not in found:
             found.append(address)
     return found
+
+
+def _hostname_addresses() -> list[str]:
+    try:
+        done = subprocess.run(
+            ["hostname", "-I"], capture_output=True, text=True, timeout=2, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return done.stdout.split() if done.returncode == 0 else []
+
+
+def _is_ipv4(address: str) -> bool:
+    try:
+        socket.inet_pton(socket.AF_INET, address)
+    except OSError:
+        return False
+    return True
 
 
 def announce(host: str, port: int, out: object = None) -> list[str]:
@@ -33,7 +55,15 @@ def announce(host: str, port: int, out: object = None) -> list[str]:
     stream = out or sys.stdout
     addresses = local_addresses() if host in ("0.0.0.0", "::", "") else [host]
     urls = [f"http://{a}:{port}/" for a in addresses] or [f"http://127.0.0.1:{port}/"]
-    print("Scorekeeper is running. Open it on a phone on the same Wi-Fi:", file=stream)  # type: ignore[arg-type]
+    if addresses:
+        print("Scorekeeper is running. Open it on a phone on the same Wi-Fi:", file=stream)  # type: ignore[arg-type]
+    else:
+        print(
+            "Scorekeeper is running. This computer's network address was not found:"
+            " look it up in its network settings and open http://<address>:"
+            f"{port}/ on the phones.",
+            file=stream,  # type: ignore[arg-type]
+        )
     for url in urls:
         print(f"  {url}", file=stream)  # type: ignore[arg-type]
     print(f"  (on this computer: http://127.0.0.1:{port}/)", file=stream)  # type: ignore[arg-type]

@@ -60,3 +60,28 @@ def test_seed_demo_migrates_an_empty_instance_and_creates_the_club(
 def test_seed_demo_refuses_a_season_longer_than_a_year() -> None:
     with pytest.raises(SystemExit, match="--weeks"):
         cli.main(["seed-demo", "--weeks", "53"])
+
+
+def test_a_host_whose_name_means_loopback_falls_back_to_hostname_i(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(
+        cli.socket, "getaddrinfo", lambda *a, **k: [(2, 1, 6, "", ("127.0.1.1", 0))]
+    )
+
+    class Done:
+        returncode = 0
+        stdout = "192.0.2.9 fd00::9 192.0.2.9\n"
+
+    monkeypatch.setattr(cli.subprocess, "run", lambda *a, **k: Done())
+    assert cli.local_addresses() == ["192.0.2.9"]
+
+
+def test_without_a_network_address_the_announcement_says_how_to_find_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cli, "local_addresses", lambda: [])
+    out = io.StringIO()
+    cli.announce("0.0.0.0", 8000, out)
+    assert "network address was not found" in out.getvalue()
+    assert "Open it on a phone" not in out.getvalue()
