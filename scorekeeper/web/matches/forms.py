@@ -11,9 +11,10 @@ from wtforms import Form, FormField, HiddenField, IntegerField, RadioField, Sele
 from wtforms.fields import FieldList
 from wtforms.validators import InputRequired, Length, Optional
 
-from ...engine import RuleSet, layout_label, value_groups
+from ...engine import RuleSet, value_groups
 from ...engine.entries import COUNT_BOUND, POINTS_BOUND
 from ...services import rule_sets
+from ..rules.card import layout_text
 from .fields import WholeNumberField, no_control_characters
 
 MAX_NAME = 40
@@ -58,7 +59,7 @@ class StartForm(FlaskForm):
 
 def layout_choices(rules: RuleSet) -> list[tuple[str, str]]:
     """The layouts a rule set allows, as form choices."""
-    return [(layout_key(lay), layout_label(lay)) for lay in rules.layouts]
+    return [(layout_key(lay), layout_text(lay)) for lay in rules.layouts]
 
 
 def new_match_form(layout: tuple[int, ...], data: Any = None) -> FlaskForm:

@@ -15,6 +15,7 @@ from ...engine import RuleSet, value_groups
 from ...engine.cards import BOOK_KINDS, rank_span
 from ...engine.entries import key_value
 from ...engine.rules import PLAYERS_PLUS_ONE
+from ..templating import signed
 
 
 @dataclass(frozen=True)
@@ -39,11 +40,6 @@ class RulesCard:
     going_out: tuple[Line, ...]
     conditions: tuple[str, ...]
     table: tuple[Line, ...]
-
-
-def signed(value: int) -> str:
-    """``100`` -> ``+100``, ``-100`` -> ``−100`` with a real minus sign."""
-    return f"+{value}" if value > 0 else (f"\u2212{-value}" if value < 0 else "0")
 
 
 def kind_name(rules: RuleSet, kind: str) -> str:
