@@ -1,0 +1,1 @@
+"""Benchmark scripts, run by hand and never by pytest or CI; see README.md."""
