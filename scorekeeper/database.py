@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import has_request_context, request
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 
 def tune_sqlite(engine: Engine) -> None:
-    """For SQLite: foreign keys, WAL, a busy timeout, and ``BEGIN IMMEDIATE``.
+    """For SQLite: foreign keys, WAL, a busy timeout, and ``BEGIN IMMEDIATE`` for writes.
 
-    pysqlite's own transaction handling is turned off so that every transaction starts with
-    ``BEGIN IMMEDIATE``: a read-then-write transaction otherwise fails with "database is
-    locked" when two phones save at once.
+    pysqlite's own transaction handling is turned off so that a request that may write
+    (any method but GET and HEAD, and work outside a request: commands, tests) starts its
+    transaction with ``BEGIN IMMEDIATE``: a read-then-write transaction otherwise fails with
+    "database is locked" when two phones save at once. Page reads begin a plain deferred
+    transaction, so they never wait for the write lock (WAL lets them read meanwhile).
     """
     if engine.dialect.name != "sqlite":
         return
@@ -29,4 +32,9 @@ def tune_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Any) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        connection.exec_driver_sql("BEGIN" if _reading() else "BEGIN IMMEDIATE")
+
+
+def _reading() -> bool:
+    """Whether this is a request that only reads (GET or HEAD)."""
+    return has_request_context() and request.method in ("GET", "HEAD")
