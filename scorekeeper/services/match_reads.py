@@ -74,8 +74,11 @@ def stored_entry(rules: RuleSet, data: dict[str, Any]) -> SideEntry:
     return entry
 
 
-def home_matches(recent: int) -> tuple[list[MatchRow], list[MatchRow]]:
-    """Matches in progress (newest activity first) and the most recent finished ones."""
+def home_matches(recent: int, playing: int = 20) -> tuple[list[MatchRow], list[MatchRow]]:
+    """Matches in progress (newest activity first) and the most recent finished ones.
+
+    Both lists are bounded, so abandoned matches never make the home page grow.
+    """
 
     def query(finished: bool) -> Any:
         return (
@@ -85,6 +88,6 @@ def home_matches(recent: int) -> tuple[list[MatchRow], list[MatchRow]]:
             .order_by(MatchRow.updated_at.desc())
         )
 
-    in_progress = list(db.session.scalars(query(False)))
+    in_progress = list(db.session.scalars(query(False).limit(playing)))
     finished = list(db.session.scalars(query(True).limit(recent)))
     return in_progress, finished

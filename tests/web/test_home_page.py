@@ -82,3 +82,19 @@ def test_home_links_use_the_public_id_never_the_integer_one(
     hrefs = [a.attrs["href"] for a in _home(client).find_all("a", cls="resume")]
     assert sorted(hrefs) == sorted(f"/m/{p}" for p in public_ids)
     assert not any(href.removeprefix("/m/") in ids for href in hrefs)
+
+
+def test_the_home_page_lists_at_most_twenty_matches_in_progress(client: FlaskClient) -> None:
+    for _ in range(22):
+        client.post(
+            "/matches",
+            data={
+                "rules": "classic",
+                "layout": "1+1",
+                "side_0_player_0": "Ana",
+                "side_1_player_0": "Boris",
+                "first_dealer": "0",
+            },
+        )
+    html = client.get("/").get_data(as_text=True)
+    assert html.count("Resume: deal 1 of 4") == 20
