@@ -205,9 +205,12 @@ def versus(mine: int, theirs: int) -> str:
     return "win" if mine > theirs else "loss"
 
 
+Meetings = Sequence[SideRecord] | Callable[[frozenset[Key]], Sequence[SideRecord]]
+
+
 def rank(
     lines_: Iterable[Line],
-    records: Sequence[SideRecord],
+    records: Meetings,
     min_games: int,
     by_partnership: bool = False,
 ) -> Table:
@@ -215,7 +218,9 @@ def rank(
 
     Head-to-head is the win rate (draws half) in the meetings between the tied entries;
     entries that never met count an even 1/2. Entries still level share a place and keep
-    the order they came in (the caller passes them sorted by name).
+    the order they came in (the caller passes them sorted by name). ``records`` is the
+    history, or a function giving the records of the tied entries' keys on demand (at least
+    every match where two of them met), so a caller need not read the whole history.
     """
     every = list(lines_)
     eligible = [line for line in every if line.games >= max(min_games, 1)]
@@ -242,13 +247,15 @@ def _place_group(
     group: list[Line],
     start: int,
     eligible: list[Line],
-    records: Sequence[SideRecord],
+    records: Meetings,
     by_partnership: bool,
 ) -> list[Place]:
     """Places for lines level on win rate and points per game, split by head-to-head."""
     if len(group) == 1:
         return [Place(start + 1, group[0], _separator(start, eligible))]
     keys = {line.key for line in group}
+    if callable(records):
+        records = records(frozenset(keys))
     scores = {line.key: _head_to_head(line.key, keys, records, by_partnership) for line in group}
     group = sorted(group, key=lambda line: scores[line.key], reverse=True)
     result: list[Place] = []

@@ -180,6 +180,24 @@ def test_head_to_head_decides_between_two_entries_level_on_both_averages():
     assert places[0][1] == "q"
 
 
+def test_head_to_head_records_can_be_read_on_demand_for_the_tied_entries_only():
+    records = [
+        *game(1, [("x", 100), ("y", 60)]),
+        *game(2, [("y", 100), ("q", 60)]),
+        *game(3, [("q", 140), ("x", 60)]),
+    ]
+    asked = []
+
+    def meetings(keys):
+        asked.append(keys)
+        return [r for r in records if len(keys & {p for o in r.opponents for p in o.players}) > 0]
+
+    found = lines(records, player_keys)
+    table = rank(found, meetings, min_games=2)
+    assert asked == [frozenset({"x", "y"})]
+    assert table == rank(found, records, min_games=2)
+
+
 def test_entries_that_never_met_and_are_level_share_a_place():
     records = [*game(1, [("x", 100), ("p", 50)]), *game(2, [("y", 100), ("q", 50)])]
     table = rank(lines(records, player_keys), records, min_games=1)
