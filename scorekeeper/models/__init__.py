@@ -1,6 +1,6 @@
 """SQLAlchemy models, one module per area; importing this package registers them all."""
 
-from .clubs import Club, Player, RatingPoint, Season, SideResult
+from .clubs import Club, Player, RatingPoint, Season, SideResult, StandingLine
 from .matches import (
     Deal,
     DealSide,
@@ -27,6 +27,7 @@ __all__ = [
     "SavedRuleSet",
     "Season",
     "SideResult",
+    "StandingLine",
     "is_public_id",
     "new_public_id",
     "utcnow",

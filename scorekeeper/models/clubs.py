@@ -72,7 +72,10 @@ class SideResult(db.Model):  # type: ignore[name-defined,misc]
     """
 
     __tablename__ = "side_results"
-    __table_args__ = (Index("ix_side_results_club_order", "club_id", "played_on", "match_id"),)
+    __table_args__ = (
+        Index("ix_side_results_club_order", "club_id", "played_on", "match_id"),
+        Index("ix_side_results_match", "match_id"),  # a match's other sides (rivals)
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     side_id: Mapped[int] = mapped_column(
@@ -112,3 +115,37 @@ class RatingPoint(db.Model):  # type: ignore[name-defined,misc]
     played_on: Mapped[date] = mapped_column(Date)
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)
+
+
+class StandingLine(db.Model):  # type: ignore[name-defined,misc]
+    """A player's or a partnership's record over a season or all-time: one standings row.
+
+    Kept current by ``services.aggregates``: rewritten from side results for the players
+    of a match whenever it changes, rebuilt for the club when its seasons change. ``scope``
+    is 0 for all-time, else the season's id; ``members`` the player ids joined by commas
+    (a partnership's in the engine's order).
+    """
+
+    __tablename__ = "standing_lines"
+    __table_args__ = (UniqueConstraint("club_id", "scope", "kind", "members"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    club_id: Mapped[int] = mapped_column(ForeignKey("clubs.id", ondelete="CASCADE"))
+    scope: Mapped[int] = mapped_column(Integer)  # 0: all-time; else a season id
+    kind: Mapped[str] = mapped_column(String(12))  # "player" or "partnership"
+    members: Mapped[str] = mapped_column(String(200))
+    wins: Mapped[int] = mapped_column(Integer)
+    draws: Mapped[int] = mapped_column(Integer)
+    losses: Mapped[int] = mapped_column(Integer)
+    points_for: Mapped[int] = mapped_column(Integer)
+    points_against: Mapped[int] = mapped_column(Integer)
+    deals: Mapped[int] = mapped_column(Integer)
+    went_out: Mapped[int] = mapped_column(Integer)
+    books_clean: Mapped[int] = mapped_column(Integer)
+    books_dirty: Mapped[int] = mapped_column(Integer)
+    books_wild: Mapped[int] = mapped_column(Integer)
+    books_other: Mapped[int] = mapped_column(Integer)
+    red_threes: Mapped[int] = mapped_column(Integer)
+    red_threes_left: Mapped[int] = mapped_column(Integer)
+    streak_outcome: Mapped[str] = mapped_column(String(5))  # "" when no game
+    streak_length: Mapped[int] = mapped_column(Integer)

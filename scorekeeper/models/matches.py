@@ -37,7 +37,11 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     """A game of a fixed number of deals, with a frozen copy of its rule set."""
 
     __tablename__ = "matches"
-    __table_args__ = (Index("ix_matches_finished_updated", "finished", "updated_at"),)
+    __table_args__ = (
+        Index("ix_matches_finished_updated", "finished", "updated_at"),
+        # A club's matches newest first (standings' recent list) and one night's tables.
+        Index("ix_matches_club_played", "club_id", "played_on", "id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     public_id: Mapped[str] = mapped_column(String(32), unique=True, default=new_public_id)

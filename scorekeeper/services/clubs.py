@@ -12,7 +12,7 @@ from ..engine import PRESETS, Problem, RuleSet, Side
 from ..engine.errors import EngineError
 from ..extensions import db
 from ..models import Club, Match, MatchSide, Player, Season, is_public_id
-from . import matches, standings
+from . import aggregates, matches, standings
 
 
 class ClubError(EngineError):
@@ -115,7 +115,7 @@ def add_season(club: Club, name: str, starts_on: date, ends_on: date) -> Season:
 
 
 def _reassign_seasons(club: Club) -> None:
-    """Give every club match, and its results, the season its date falls into."""
+    """Give every club match, its results and its standing lines their seasons."""
     from ..models import SideResult
 
     for match in db.session.scalars(select(Match).where(Match.club_id == club.id)):
@@ -124,6 +124,7 @@ def _reassign_seasons(club: Club) -> None:
     for result in db.session.scalars(select(SideResult).where(SideResult.club_id == club.id)):
         season = standings.season_of(result.played_on, club.seasons)
         result.season_id = season.id if season else None
+    aggregates.rebuild(db.session, club.id)  # the season lines follow the new dates
 
 
 def get_season(club: Club, public_id: str | None) -> Season | None:

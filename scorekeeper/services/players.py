@@ -1,4 +1,10 @@
-"""A club player's page: record, averages, best game, rating and score over time, rivals."""
+"""A club player's page: record, averages, best game, rating and score over time, rivals.
+
+Nothing here reads the whole club: the record is the player's stored standing line, the
+rivals and partners are counted in SQL over the player's own sides, and the charts show
+the last ``CHART_POINTS`` games and rated matches, so the page stays the same size however
+long the history grows.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +12,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask_babel import gettext as _
-from sqlalchemy import select
+from sqlalchemy import and_, case, func, select
+from sqlalchemy.orm import aliased
 
-from ..engine.rivals import best_game, head_to_head, partners
-from ..engine.standings import (
-    Line,
-    SideRecord,
-    Tally,
-    line_of,
-)
+from ..engine.standings import Line, Tally
 from ..extensions import db
-from ..models import Club, Match, Player, RatingPoint
-from . import charts, ratings, standings
+from ..models import Club, Match, MatchPlayer, Player, RatingPoint, SideResult
+from . import aggregates, charts, ratings, standings
+
+CHART_POINTS = 50  # the charts show the latest games; the table of numbers says so
 
 
 @dataclass(frozen=True)
@@ -29,51 +32,156 @@ class Rival:
     apart: Tally | None = None  # partners only: the record without this partner
 
 
+@dataclass(frozen=True)
+class BestGame:
+    """The player's highest score (the earliest game, on equal points) and its match."""
+
+    points_for: int
+    match: Match
+
+
 def profile(club: Club, player: Player, season_id: int | None = None) -> dict[str, Any]:
     """Everything the player page shows, in a fixed number of queries."""
-    records = standings.club_records(club.id, season_id)
-    players = standings.club_players(club.id)
-    own = [r for r in records if player.id in r.players]
-    line: Line = line_of(player.id, own)
-    best: SideRecord | None = best_game(records, player.id)
-    best_match = db.session.get(Match, best.match) if best else None
+    scope = season_id or aggregates.ALL_TIME
+    line = aggregates.read_line(db.session, club.id, scope, player.id)
+    best = best_game(player.id, season_id)
+    return {
+        "line": line,
+        "best": best,
+        "best_match": best.match if best else None,
+        "rating": ratings.ordinal(player.rating_mu, player.rating_sigma),
+        "against": opponents(player.id, season_id),
+        "partners": partners(player.id, season_id, line),
+        "rating_chart": _rating_chart(player),
+        "score_chart": _score_chart(player, season_id, line),
+    }
+
+
+mine, my = aliased(MatchPlayer), aliased(SideResult)
+
+
+def _own_sides(player_id: int, season_id: int | None) -> Any:
+    """The player's finished sides (``my``) in the season, or all-time."""
+    query = (
+        select()
+        .select_from(mine)
+        .join(my, my.side_id == mine.side_id)
+        .where(mine.player_id == player_id)
+    )
+    return query if season_id is None else query.where(my.season_id == season_id)
+
+
+def _counts(win: Any, draw: Any, loss: Any) -> list[Any]:
+    return [func.sum(case((cond, 1), else_=0)) for cond in (win, draw, loss)]
+
+
+def _by_name(rivals: list[Rival]) -> list[Rival]:
+    return sorted(rivals, key=lambda r: (-r.tally.games, r.player.name.casefold()))
+
+
+def opponents(player_id: int, season_id: int | None) -> list[Rival]:
+    """The player's record against each opponent met, most games first (one query)."""
+    their, rival = aliased(SideResult), aliased(MatchPlayer)
+    query = (
+        _own_sides(player_id, season_id)
+        .add_columns(
+            Player,
+            *_counts(
+                my.points_for > their.points_for,
+                my.points_for == their.points_for,
+                my.points_for < their.points_for,
+            ),
+        )
+        .join(their, and_(their.match_id == my.match_id, their.side_id != my.side_id))
+        .join(rival, rival.side_id == their.side_id)
+        .join(Player, Player.id == rival.player_id)
+        .group_by(Player.id)
+    )
+    return _by_name([Rival(p, Tally(w, d, lo)) for p, w, d, lo in db.session.execute(query)])
+
+
+def partners(player_id: int, season_id: int | None, line: Line) -> list[Rival]:
+    """For each partner: the record together, and apart (the rest of the player's line)."""
+    mate = aliased(MatchPlayer)
+    query = (
+        _own_sides(player_id, season_id)
+        .add_columns(
+            Player, *_counts(my.outcome == "win", my.outcome == "draw", my.outcome == "loss")
+        )
+        .join(mate, and_(mate.side_id == my.side_id, mate.id != mine.id))
+        .join(Player, Player.id == mate.player_id)
+        .group_by(Player.id)
+    )
+    total = line.tally
+    found = []
+    for person, wins, draws, losses in db.session.execute(query):
+        together = Tally(wins, draws, losses)
+        apart = Tally(total.wins - wins, total.draws - draws, total.losses - losses)
+        found.append(Rival(person, together, apart))
+    return _by_name(found)
+
+
+def best_game(player_id: int, season_id: int | None) -> BestGame | None:
+    """The player's highest-scoring game, the earliest on equal points (one query)."""
+    found = db.session.execute(
+        _own_sides(player_id, season_id)
+        .add_columns(my.points_for, Match)
+        .join(Match, Match.id == my.match_id)
+        .order_by(my.points_for.desc(), my.played_on, my.match_id)
+        .limit(1)
+    ).first()
+    return BestGame(found[0], found[1]) if found else None
+
+
+def _rating_chart(player: Player) -> charts.Chart | None:
     points = list(
         db.session.execute(
             select(RatingPoint.played_on, RatingPoint.mu, RatingPoint.sigma)
             .where(RatingPoint.player_id == player.id)
-            .order_by(RatingPoint.sequence)
+            .order_by(RatingPoint.sequence.desc())
+            .limit(CHART_POINTS + 1)
         )
+    )[::-1]
+    now = _("Rating now: %(r)s", r=_fmt(ratings.ordinal(player.rating_mu, player.rating_sigma)))
+    title = _("Rating after each match")
+    if len(points) > CHART_POINTS:
+        points = points[1:]
+        title = _("Rating after each of the last %(num)s matches", num=CHART_POINTS)
+        now = f"{now}. " + _("Only the last %(num)s rated matches are shown.", num=CHART_POINTS)
+    return charts.line_chart(
+        title,
+        [p.played_on.strftime("%d %b") for p in points],
+        [(player.name, [round(ratings.Standing(p.mu, p.sigma).ordinal, 1) for p in points])],
+        now,
     )
-    against = [
-        Rival(players[k], t) for k, t in head_to_head(records, player.id).items() if k in players
-    ]
-    against.sort(key=lambda r: (-r.tally.games, r.player.name.casefold()))
-    mates = [
-        Rival(players[k], together, apart)
-        for k, (together, apart) in partners(records, player.id).items()
-        if k in players
-    ]
-    mates.sort(key=lambda r: (-r.tally.games, r.player.name.casefold()))
-    return {
-        "line": line,
-        "best": best,
-        "best_match": best_match,
-        "rating": ratings.ordinal(player.rating_mu, player.rating_sigma),
-        "against": against,
-        "partners": mates,
-        "rating_chart": charts.line_chart(
-            _("Rating after each match"),
-            [p.played_on.strftime("%d %b") for p in points],
-            [(player.name, [round(ratings.Standing(p.mu, p.sigma).ordinal, 1) for p in points])],
-            _("Rating now: %(r)s", r=_fmt(ratings.ordinal(player.rating_mu, player.rating_sigma))),
-        ),
-        "score_chart": charts.line_chart(
-            _("Score in each game"),
-            [str(n) for n in range(1, len(own) + 1)],
-            [(player.name, [r.points_for for r in own])],
-            _("Average: %(avg)s points a game", avg=standings.one_decimal(line.points_per_game)),
-        ),
-    }
+
+
+def _score_chart(player: Player, season_id: int | None, line: Line) -> charts.Chart | None:
+    scores = [
+        points
+        for (points,) in db.session.execute(
+            _own_sides(player.id, season_id)
+            .add_columns(my.points_for)
+            .order_by(my.played_on.desc(), my.match_id.desc())
+            .limit(CHART_POINTS)
+        )
+    ][::-1]
+    average = _("Average: %(avg)s points a game", avg=standings.one_decimal(line.points_per_game))
+    title = _("Score in each game")
+    if line.games > len(scores):
+        title = _("Score in each of the last %(num)s games", num=len(scores))
+        average = f"{average}. " + _(
+            "Only the last %(num)s of %(games)s games are shown.",
+            num=len(scores),
+            games=line.games,
+        )
+    first = line.games - len(scores) + 1
+    return charts.line_chart(
+        title,
+        [str(n) for n in range(first, line.games + 1)],
+        [(player.name, scores)],
+        average,
+    )
 
 
 def _fmt(value: float | None) -> str:

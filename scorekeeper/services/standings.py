@@ -1,10 +1,11 @@
-"""Club standings: per-side aggregates kept current, and the tables read from them.
+"""Club standings: aggregates kept current when a club match changes, and the tables.
 
 ``match_changed`` is called by the match service whenever a deal is recorded, corrected
 or removed; the work happens just before that transaction commits (so a clash on the
-deal still surfaces from ``commit``), writing one ``SideResult`` per side of a finished
-club match and updating ratings. Pages then read one row per match side, never deals, in
-a fixed number of queries whatever the length of the history.
+deal still surfaces from ``commit``): one ``SideResult`` per side of a finished club match,
+the standing lines of that match's players and partnerships (``services.aggregates``),
+and ratings. Pages read one standing line per entry, never deals nor every side result,
+in a fixed number of queries whatever the length of the history.
 """
 
 from __future__ import annotations
@@ -19,21 +20,11 @@ from sqlalchemy import delete, event, select
 from sqlalchemy.orm import Session
 
 from ..engine import Match
-from ..engine.standings import (
-    Line,
-    Opponent,
-    SideRecord,
-    Table,
-    lines,
-    outcome_of,
-    partnership_keys,
-    player_keys,
-    rank,
-)
+from ..engine.standings import Line, Table, outcome_of, rank
 from ..extensions import db
+from ..models import Club, Player, SideResult
 from ..models import Match as MatchRow
-from ..models import MatchPlayer, Player, SideResult
-from . import ratings
+from . import aggregates, ratings, side_records
 
 PENDING = "club_matches_changed"
 BOOK_COLUMNS = {"clean": "books_clean", "dirty": "books_dirty", "wild": "books_wild"}
@@ -54,14 +45,18 @@ def _before_commit(session: Session) -> None:
 
 
 def write_results(session: Session, row: MatchRow, game: Match) -> None:
-    """Rewrite the match's side results from the engine's match, then its ratings."""
+    """Rewrite the match's side results from the engine's match, its lines, its ratings."""
     session.flush()
+    # One writer per club at a time (PostgreSQL; SQLite's BEGIN IMMEDIATE already is): the
+    # lines and ratings below are read-then-write over the club's players.
+    session.execute(select(Club.id).where(Club.id == row.club_id).with_for_update())
     was_rated = bool(
         session.scalar(select(SideResult.id).where(SideResult.match_id == row.id).limit(1))
     )
     session.execute(delete(SideResult).where(SideResult.match_id == row.id))
     if not game.finished:
         if was_rated:
+            aggregates.refresh(session, row.club_id, row.id, row.season_id)
             ratings.recompute(row.club_id)
         return
     played_on = row.played_on or row.created_at.date()
@@ -94,59 +89,8 @@ def write_results(session: Session, row: MatchRow, game: Match) -> None:
             )
         )
     session.flush()
+    aggregates.refresh(session, row.club_id, row.id, row.season_id)
     ratings.match_finished(row.club_id, row.id, played_on, was_rated)
-
-
-def club_records(club_id: int, season_id: int | None = None) -> list[SideRecord]:
-    """Every finished side of the club (or season), oldest first, as engine records."""
-    query = (
-        select(SideResult, MatchPlayer.player_id)
-        .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
-        .where(SideResult.club_id == club_id)
-        .order_by(SideResult.played_on, SideResult.match_id, SideResult.position)
-        .order_by(MatchPlayer.position)
-    )
-    if season_id is not None:
-        query = query.where(SideResult.season_id == season_id)
-    sides: dict[int, tuple[SideResult, list[int]]] = {}
-    for result, player_id in db.session.execute(query):
-        entry = sides.setdefault(result.side_id, (result, []))
-        if player_id is not None:
-            entry[1].append(player_id)
-    by_match: dict[int, list[tuple[SideResult, list[int]]]] = {}
-    for result, players in sides.values():
-        by_match.setdefault(result.match_id, []).append((result, players))
-    records = []
-    for match_sides in by_match.values():
-        for result, players in match_sides:
-            opponents = tuple(
-                Opponent(tuple(p), other.points_for)
-                for other, p in match_sides
-                if other.side_id != result.side_id
-            )
-            records.append(_record(result, tuple(players), opponents))
-    return records
-
-
-def _record(result: SideResult, players: tuple[int, ...], opponents: Any) -> SideRecord:
-    return SideRecord(
-        match=result.match_id,
-        players=players,
-        outcome=result.outcome,
-        points_for=result.points_for,
-        points_against=result.points_against,
-        deals=result.deals,
-        went_out=result.went_out,
-        books={
-            "clean": result.books_clean,
-            "dirty": result.books_dirty,
-            "wild": result.books_wild,
-            "other": result.books_other,
-        },
-        red_threes=result.red_threes,
-        red_threes_left=result.red_threes_left,
-        opponents=opponents,
-    )
 
 
 @dataclass(frozen=True)
@@ -204,13 +148,22 @@ def standings(
     partnerships: bool = False,
     sort: str = "",
 ) -> Standings:
-    """The club's (or season's) table in ranking order, or sorted by one column."""
-    records = club_records(club_id, season_id)
+    """The club's (or season's) table in ranking order, or sorted by one column.
+
+    Reads one stored line per entry; head-to-head, needed only between entries level on
+    both averages, reads the matches those entries shared.
+    """
+    scope = season_id or aggregates.ALL_TIME
+    kind = aggregates.PARTNERSHIP if partnerships else aggregates.PLAYER
+    found = aggregates.read_lines(db.session, club_id, scope, kind)
     players = club_players(club_id)
-    keys = partnership_keys if partnerships else player_keys
-    found = lines(records, keys)
     found.sort(key=lambda line: _name_of(line.key, players).casefold())
-    table: Table = rank(found, records, min_games, by_partnership=partnerships)
+
+    def meetings(keys: frozenset[Any]) -> list[Any]:
+        ids = {p for key in keys for p in _members(key)}
+        return side_records.shared_records(db.session, club_id, scope, ids)
+
+    table: Table = rank(found, meetings, min_games, by_partnership=partnerships)
     ranked = [_row(p.place, p.line, players, p.decided_by) for p in table.ranked]
     unranked = [_row(None, line, players, "") for line in table.unranked]
     if sort in COLUMNS:

@@ -1,0 +1,190 @@
+"""Standing lines kept current: a row per (club, season or all-time, player or partnership).
+
+``refresh`` runs in the transaction of a changed club match (from the ``before_commit``
+hook of ``services.standings``): it rewrites the lines of that match's players and
+partnerships only, from their own side results, so a write costs those players' history
+and a page reads one row per entry. ``rebuild`` recomputes a whole club: after its seasons
+change (a rare write), in the migration that adds the table, and as the reference the tests
+compare the running lines with. The sums themselves are the engine's (``line_of``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import delete, insert, select
+from sqlalchemy.orm import Session
+
+from ..engine.standings import (
+    Key,
+    Line,
+    SideRecord,
+    Tally,
+    line_of,
+    lines,
+    partnership,
+    partnership_keys,
+    player_keys,
+)
+from ..models import MatchPlayer, MatchSide, SideResult, StandingLine
+from .side_records import ALL_TIME, in_scope, records_of, seats_query
+
+__all__ = ["ALL_TIME", "PARTNERSHIP", "PLAYER", "read_line", "read_lines", "rebuild", "refresh"]
+
+PLAYER, PARTNERSHIP = "player", "partnership"
+BOOKS = {
+    "clean": "books_clean",
+    "dirty": "books_dirty",
+    "wild": "books_wild",
+    "other": "books_other",
+}
+
+
+def members_text(key: Key) -> str:
+    """The stored form of a line's key: player ids joined by commas."""
+    return ",".join(str(k) for k in (key if isinstance(key, tuple) else (key,)))
+
+
+def key_of(kind: str, members: str) -> Key:
+    """The engine key of a stored line: a player id, or a partnership's tuple of ids."""
+    ids = tuple(int(k) for k in members.split(","))
+    return ids[0] if kind == PLAYER else ids
+
+
+def row_values(club_id: int, scope: int, kind: str, line: Line) -> dict[str, Any]:
+    """The columns of a standing line."""
+    return {
+        "club_id": club_id,
+        "scope": scope,
+        "kind": kind,
+        "members": members_text(line.key),
+        "wins": line.tally.wins,
+        "draws": line.tally.draws,
+        "losses": line.tally.losses,
+        "points_for": line.points_for,
+        "points_against": line.points_against,
+        "deals": line.deals,
+        "went_out": line.went_out,
+        **{column: line.books.get(kind_, 0) for kind_, column in BOOKS.items()},
+        "red_threes": line.red_threes,
+        "red_threes_left": line.red_threes_left,
+        "streak_outcome": line.streak[0],
+        "streak_length": line.streak[1],
+    }
+
+
+def line_from(row: StandingLine) -> Line:
+    """The engine line a stored row holds."""
+    return Line(
+        key=key_of(row.kind, row.members),
+        tally=Tally(row.wins, row.draws, row.losses),
+        points_for=row.points_for,
+        points_against=row.points_against,
+        deals=row.deals,
+        went_out=row.went_out,
+        books={kind: getattr(row, column) for kind, column in BOOKS.items()},
+        red_threes=row.red_threes,
+        red_threes_left=row.red_threes_left,
+        streak=(row.streak_outcome, row.streak_length),
+    )
+
+
+def refresh(session: Session, club_id: int, match_id: int, season_id: int | None) -> None:
+    """Rewrite the all-time and season lines of the match's players and partnerships."""
+    seated: dict[int, list[int]] = {}
+    for side_id, player_id in session.execute(
+        select(MatchSide.id, MatchPlayer.player_id)
+        .join(MatchPlayer, MatchPlayer.side_id == MatchSide.id)
+        .where(MatchSide.match_id == match_id)
+        .order_by(MatchSide.position, MatchPlayer.position)
+    ):
+        if player_id is not None:
+            seated.setdefault(side_id, []).append(player_id)
+    players = [p for ids in seated.values() for p in ids]
+    pairs = [partnership(ids) for ids in seated.values() if len(ids) > 1]
+    if not players:
+        return
+    for scope in dict.fromkeys((ALL_TIME, season_id or ALL_TIME)):
+        their_sides = select(MatchPlayer.side_id).where(MatchPlayer.player_id.in_(players))
+        query = seats_query().where(
+            SideResult.club_id == club_id, SideResult.side_id.in_(their_sides)
+        )
+        records = [
+            record for _season, record in records_of(session.execute(in_scope(query, scope)))
+        ]
+        found = [(PLAYER, line_of(p, [r for r in records if p in r.players])) for p in players] + [
+            (PARTNERSHIP, line_of(pair, [r for r in records if partnership(r.players) == pair]))
+            for pair in pairs
+        ]
+        _replace(session, club_id, scope, found)
+
+
+def _replace(session: Session, club_id: int, scope: int, found: Sequence[tuple[str, Line]]) -> None:
+    for kind in (PLAYER, PARTNERSHIP):
+        members = [members_text(line.key) for k, line in found if k == kind]
+        if members:
+            session.execute(
+                delete(StandingLine).where(
+                    StandingLine.club_id == club_id,
+                    StandingLine.scope == scope,
+                    StandingLine.kind == kind,
+                    StandingLine.members.in_(members),
+                )
+            )
+    values = [row_values(club_id, scope, kind, line) for kind, line in found if line.games]
+    if values:
+        session.execute(insert(StandingLine), values)
+
+
+def rebuild(session: Session, club_id: int) -> None:
+    """Recompute every line of the club, all-time and per season, from its side results."""
+    session.flush()
+    session.execute(delete(StandingLine).where(StandingLine.club_id == club_id))
+    rows = session.execute(seats_query().where(SideResult.club_id == club_id))
+    values = [
+        row_values(club_id, scope, kind, line)
+        for scope, kind, line in computed_lines(records_of(rows))
+    ]
+    if values:
+        session.execute(insert(StandingLine), values)
+
+
+def computed_lines(
+    seasoned: Sequence[tuple[int | None, SideRecord]],
+) -> list[tuple[int, str, Line]]:
+    """(scope, kind, line) for every entry, all-time and per season, from scratch."""
+    scopes: dict[int, list[SideRecord]] = {ALL_TIME: [r for _s, r in seasoned]}
+    for season, record in seasoned:
+        if season is not None:
+            scopes.setdefault(season, []).append(record)
+    return [
+        (scope, kind, line)
+        for scope, records in scopes.items()
+        for kind, keys in ((PLAYER, player_keys), (PARTNERSHIP, partnership_keys))
+        for line in lines(records, keys)
+    ]
+
+
+def read_lines(session: Session, club_id: int, scope: int, kind: str) -> list[Line]:
+    """The stored lines of a club's table (one row per entry)."""
+    rows = session.scalars(
+        select(StandingLine)
+        .where(StandingLine.club_id == club_id, StandingLine.scope == scope)
+        .where(StandingLine.kind == kind)
+        .order_by(StandingLine.members)
+    )
+    return [line_from(row) for row in rows]
+
+
+def read_line(session: Session, club_id: int, scope: int, player_id: int) -> Line:
+    """A player's stored line (an empty line when they have no finished game there)."""
+    row = session.scalar(
+        select(StandingLine).where(
+            StandingLine.club_id == club_id,
+            StandingLine.scope == scope,
+            StandingLine.kind == PLAYER,
+            StandingLine.members == members_text(player_id),
+        )
+    )
+    return line_from(row) if row is not None else line_of(player_id, [])

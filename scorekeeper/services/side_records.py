@@ -1,0 +1,107 @@
+"""Finished club sides as engine records, read as plain columns (never ORM objects).
+
+A record is one side of one finished club match (``SideResult``) with its seated players
+and the other sides of the match as opponents: what the engine's standings and rivals
+arithmetic takes. Used to rebuild and refresh standing lines, and for head-to-head.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ..engine.standings import Opponent, SideRecord
+from ..models import MatchPlayer, SideResult
+
+ALL_TIME = 0  # the scope of all-time lines; a season's scope is its id
+
+SEAT_COLUMNS = (
+    SideResult.side_id,
+    SideResult.match_id,
+    SideResult.season_id,
+    SideResult.outcome,
+    SideResult.points_for,
+    SideResult.points_against,
+    SideResult.deals,
+    SideResult.went_out,
+    SideResult.books_clean,
+    SideResult.books_dirty,
+    SideResult.books_wild,
+    SideResult.books_other,
+    SideResult.red_threes,
+    SideResult.red_threes_left,
+    MatchPlayer.player_id,
+)
+
+
+def seats_query() -> Any:
+    """Every seat of finished club sides, oldest match first: the rows records are made of."""
+    return (
+        select(*SEAT_COLUMNS)
+        .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
+        .order_by(
+            SideResult.played_on, SideResult.match_id, SideResult.position, MatchPlayer.position
+        )
+    )
+
+
+def in_scope(query: Any, scope: int) -> Any:
+    """Limit a query on side results to a season (``ALL_TIME`` keeps every one)."""
+    return query if scope == ALL_TIME else query.where(SideResult.season_id == scope)
+
+
+def records_of(rows: Iterable[Sequence[Any]]) -> list[tuple[int | None, SideRecord]]:
+    """(season, record) per side from seat rows in ``seats_query`` order, with opponents."""
+    sides: dict[int, tuple[Sequence[Any], list[int]]] = {}
+    for row in rows:
+        entry = sides.setdefault(row[0], (row, []))
+        if row[-1] is not None:
+            entry[1].append(row[-1])
+    by_match: dict[int, list[tuple[Sequence[Any], list[int]]]] = {}
+    for row, players in sides.values():
+        by_match.setdefault(row[1], []).append((row, players))
+    found = []
+    for match_sides in by_match.values():
+        for row, players in match_sides:
+            opponents = tuple(
+                Opponent(tuple(p), other[4]) for other, p in match_sides if other[0] != row[0]
+            )
+            found.append((row[2], _record(row, tuple(players), opponents)))
+    return found
+
+
+def _record(row: Sequence[Any], players: tuple[int, ...], opponents: Any) -> SideRecord:
+    (_side, match, _season, outcome, points_for, against, deals, went_out, *rest) = row
+    clean, dirty, wild, other, red_threes, red_threes_left, _player = rest
+    return SideRecord(
+        match=match,
+        players=players,
+        outcome=outcome,
+        points_for=points_for,
+        points_against=against,
+        deals=deals,
+        went_out=went_out,
+        books={"clean": clean, "dirty": dirty, "wild": wild, "other": other},
+        red_threes=red_threes,
+        red_threes_left=red_threes_left,
+        opponents=opponents,
+    )
+
+
+def shared_records(
+    session: Session, club_id: int, scope: int, players: Collection[int]
+) -> list[SideRecord]:
+    """Every side of the matches where two or more of ``players`` sat (head-to-head)."""
+    shared = in_scope(
+        select(SideResult.match_id)
+        .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
+        .where(SideResult.club_id == club_id, MatchPlayer.player_id.in_(list(players)))
+        .group_by(SideResult.match_id)
+        .having(func.count(func.distinct(MatchPlayer.player_id)) > 1),
+        scope,
+    )
+    query = seats_query().where(SideResult.match_id.in_(shared))
+    return [record for _season, record in records_of(session.execute(query))]

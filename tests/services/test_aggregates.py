@@ -1,0 +1,171 @@
+"""Standing lines kept current on every write equal the lines rebuilt from scratch."""
+
+from __future__ import annotations
+
+import random
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+from flask_migrate import downgrade, upgrade
+from sqlalchemy import select, text
+
+from scorekeeper.app import create_app
+from scorekeeper.engine import PRESETS, Side
+from scorekeeper.engine.rivals import best_game, head_to_head, partners
+from scorekeeper.extensions import db
+from scorekeeper.models import Player, SideResult, StandingLine
+from scorekeeper.services import aggregates, clubs, demo, matches, players, side_records
+from scorekeeper.services.demo import four_deals, play
+
+
+@pytest.fixture
+def ctx(app):
+    with app.app_context():
+        yield
+
+
+def lines_of(club_id):
+    """Every stored line of the club, as comparable tuples (ids left out)."""
+    db.session.expire_all()
+    rows = db.session.scalars(select(StandingLine).where(StandingLine.club_id == club_id))
+    skip = {"id"}
+    return sorted(
+        tuple(getattr(row, c.key) for c in StandingLine.__table__.columns if c.key not in skip)
+        for row in rows
+    )
+
+
+def rebuilt(club_id):
+    """The lines computed from scratch, in a transaction rolled back afterwards."""
+    kept = lines_of(club_id)
+    aggregates.rebuild(db.session, club_id)
+    fresh = lines_of(club_id)
+    db.session.rollback()
+    assert lines_of(club_id) == kept
+    return fresh
+
+
+PEOPLE = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay")
+LAYOUTS = ((2, 2), (1, 1), (1, 1, 1), (2, 2))
+
+
+def random_match(club, rng, day):
+    layout = rng.choice(LAYOUTS)
+    people = rng.sample(PEOPLE, sum(layout))
+    sides, start = [], 0
+    for size in layout:
+        sides.append(Side(tuple(people[start : start + size])))
+        start += size
+    return clubs.start_club_match(club, PRESETS["classic"], sides, 0, day)
+
+
+def record(loaded, rng):
+    sides = range(len(loaded.game.sides))
+    entries = [demo.realistic_deal(rng, i == 0 and rng.random() < 0.7) for i in sides]
+    number = loaded.game.current_deal
+    loaded, _saved = matches.record_deal(loaded, entries, f"k{rng.random()}", number)
+    return loaded
+
+
+def finish(loaded, rng):
+    while not loaded.game.finished:
+        loaded = record(loaded, rng)
+    return loaded
+
+
+def step(club, rng, played, start):
+    """One random write: a new match, a correction, a removal, a reopen or a season."""
+    action = rng.choice(("new", "new", "correct", "remove", "season", "partial"))
+    day = start + timedelta(days=rng.randrange(0, 120))
+    if action in ("new", "partial") or not played:
+        loaded = random_match(club, rng, day)
+        loaded = finish(loaded, rng) if action != "partial" else record(loaded, rng)
+        played.append(loaded.public_id)
+        return
+    loaded = matches.reopen(matches.load_match(rng.choice(played)))
+    if action == "correct" and loaded.game.deals:
+        number = rng.randint(1, len(loaded.game.deals))
+        entries = [demo.realistic_deal(rng, i == 1) for i in range(len(loaded.game.sides))]
+        matches.correct_deal(loaded, number, entries, None)
+    elif action == "remove" and loaded.game.deals:
+        loaded = matches.remove_last_deal(loaded, len(loaded.game.deals))
+        if rng.random() < 0.5:
+            finish(loaded, rng)
+    elif action == "season":
+        first = start + timedelta(days=30 * len(club.seasons))
+        clubs.add_season(club, f"S{len(club.seasons)}", first, first + timedelta(days=29))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_lines_after_any_sequence_of_writes_equal_the_lines_rebuilt_from_scratch(ctx, seed):
+    rng = random.Random(seed)
+    club = clubs.create_club("Tuesday")
+    played: list[str] = []
+    start = date(2024, 1, 1)
+    for _ in range(14):
+        step(club, rng, played, start)
+        assert lines_of(club.id) == rebuilt(club.id)
+    kinds = {line[2] for line in lines_of(club.id)}
+    assert kinds == {aggregates.PLAYER, aggregates.PARTNERSHIP}
+
+
+def test_a_season_added_later_gets_lines_for_the_matches_already_played_in_it(ctx):
+    club = clubs.create_club("Tuesday")
+    play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), day=date(2024, 3, 5))
+    spring = clubs.add_season(club, "Spring", date(2024, 3, 1), date(2024, 3, 31))
+    scopes = {(line[1], line[2]) for line in lines_of(club.id)}
+    assert scopes == {
+        (aggregates.ALL_TIME, "player"),
+        (aggregates.ALL_TIME, "partnership"),
+        (spring.id, "player"),
+        (spring.id, "partnership"),
+    }
+
+
+def test_a_removed_match_leaves_no_line_for_players_with_no_other_game(ctx):
+    club = clubs.create_club("Tuesday")
+    loaded = play(club, [("Ann",), ("Bob",)], four_deals(500, 300))
+    matches.remove_last_deal(matches.reopen(matches.load_match(loaded.public_id)), 4)
+    assert lines_of(club.id) == []
+
+
+def test_the_player_page_s_rivals_partners_and_best_game_equal_the_engine_s(ctx):
+    rng = random.Random(5)
+    club = clubs.create_club("Tuesday")
+    played: list[str] = []
+    for _ in range(12):
+        step(club, rng, played, date(2024, 1, 1))
+    seats = db.session.execute(side_records.seats_query())
+    every = [record for _season, record in side_records.records_of(seats)]
+    for person in db.session.scalars(select(Player).where(Player.club_id == club.id)):
+        line = aggregates.read_line(db.session, club.id, aggregates.ALL_TIME, person.id)
+        against = {r.player.id: r.tally for r in players.opponents(person.id, None)}
+        assert against == head_to_head(every, person.id)
+        mates = {r.player.id: (r.tally, r.apart) for r in players.partners(person.id, None, line)}
+        assert mates == partners(every, person.id)
+        best, expected = players.best_game(person.id, None), best_game(every, person.id)
+        if expected is None:
+            assert best is None
+        else:
+            assert (best.points_for, best.match.id) == (expected.points_for, expected.match)
+
+
+def test_the_migration_fills_the_lines_of_clubs_already_there(tmp_path: Path, dburi):
+    uri = dburi or f"sqlite:///{tmp_path / 'migrations.sqlite3'}"
+    app = create_app({"TESTING": True, "SECRET_KEY": "test", "SQLALCHEMY_DATABASE_URI": uri})
+    with app.app_context():
+        db.drop_all()
+        with db.engine.begin() as connection:
+            connection.execute(text("DROP TABLE IF EXISTS alembic_version"))
+        upgrade()
+        club = demo.seed(weeks=3)
+        club_id, kept = club.id, lines_of(club.id)
+        assert kept and db.session.scalar(select(SideResult.id).limit(1))
+        db.session.remove()
+        downgrade(revision="c1d2e3f4a5b6")
+        upgrade()
+        assert lines_of(club_id) == kept
+        db.session.remove()
+        downgrade(revision="base")
+        db.engine.dispose()
