@@ -9,10 +9,11 @@ long the history grows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from flask_babel import gettext as _
-from sqlalchemy import and_, case, func, select
+from sqlalchemy import and_, bindparam, case, func, select
 from sqlalchemy.orm import aliased
 
 from ..engine.standings import Line, Tally
@@ -60,15 +61,23 @@ def profile(club: Club, player: Player, season_id: int | None = None) -> dict[st
 mine, my = aliased(MatchPlayer), aliased(SideResult)
 
 
-def _own_sides(player_id: int, season_id: int | None) -> Any:
-    """The player's finished sides (``my``) in the season, or all-time."""
+def _own_sides(seasonal: bool) -> Any:
+    """The player's finished sides (``my``), in the season or all-time.
+
+    The statements below are built once (``cache``) with bound parameters ``player`` and
+    ``season``: building a statement costs more than running it on a small history.
+    """
     query = (
         select()
         .select_from(mine)
         .join(my, my.side_id == mine.side_id)
-        .where(mine.player_id == player_id)
+        .where(mine.player_id == bindparam("player"))
     )
-    return query if season_id is None else query.where(my.season_id == season_id)
+    return query.where(my.season_id == bindparam("season")) if seasonal else query
+
+
+def _params(player_id: int, season_id: int | None) -> dict[str, Any]:
+    return {"player": player_id, "season": season_id}
 
 
 def _counts(win: Any, draw: Any, loss: Any) -> list[Any]:
@@ -81,9 +90,15 @@ def _by_name(rivals: list[Rival]) -> list[Rival]:
 
 def opponents(player_id: int, season_id: int | None) -> list[Rival]:
     """The player's record against each opponent met, most games first (one query)."""
+    rows = db.session.execute(_opponents(season_id is not None), _params(player_id, season_id))
+    return _by_name([Rival(p, Tally(w, d, lo)) for p, w, d, lo in rows])
+
+
+@cache
+def _opponents(seasonal: bool) -> Any:
     their, rival = aliased(SideResult), aliased(MatchPlayer)
-    query = (
-        _own_sides(player_id, season_id)
+    return (
+        _own_sides(seasonal)
         .add_columns(
             Player,
             *_counts(
@@ -97,14 +112,25 @@ def opponents(player_id: int, season_id: int | None) -> list[Rival]:
         .join(Player, Player.id == rival.player_id)
         .group_by(Player.id)
     )
-    return _by_name([Rival(p, Tally(w, d, lo)) for p, w, d, lo in db.session.execute(query)])
 
 
 def partners(player_id: int, season_id: int | None, line: Line) -> list[Rival]:
     """For each partner: the record together, and apart (the rest of the player's line)."""
+    rows = db.session.execute(_partners(season_id is not None), _params(player_id, season_id))
+    total = line.tally
+    found = []
+    for person, wins, draws, losses in rows:
+        together = Tally(wins, draws, losses)
+        apart = Tally(total.wins - wins, total.draws - draws, total.losses - losses)
+        found.append(Rival(person, together, apart))
+    return _by_name(found)
+
+
+@cache
+def _partners(seasonal: bool) -> Any:
     mate = aliased(MatchPlayer)
-    query = (
-        _own_sides(player_id, season_id)
+    return (
+        _own_sides(seasonal)
         .add_columns(
             Player, *_counts(my.outcome == "win", my.outcome == "draw", my.outcome == "loss")
         )
@@ -112,25 +138,32 @@ def partners(player_id: int, season_id: int | None, line: Line) -> list[Rival]:
         .join(Player, Player.id == mate.player_id)
         .group_by(Player.id)
     )
-    total = line.tally
-    found = []
-    for person, wins, draws, losses in db.session.execute(query):
-        together = Tally(wins, draws, losses)
-        apart = Tally(total.wins - wins, total.draws - draws, total.losses - losses)
-        found.append(Rival(person, together, apart))
-    return _by_name(found)
 
 
 def best_game(player_id: int, season_id: int | None) -> BestGame | None:
     """The player's highest-scoring game, the earliest on equal points (one query)."""
-    found = db.session.execute(
-        _own_sides(player_id, season_id)
+    found = db.session.execute(_best(season_id is not None), _params(player_id, season_id)).first()
+    return BestGame(found[0], found[1]) if found else None
+
+
+@cache
+def _best(seasonal: bool) -> Any:
+    return (
+        _own_sides(seasonal)
         .add_columns(my.points_for, Match)
         .join(Match, Match.id == my.match_id)
         .order_by(my.points_for.desc(), my.played_on, my.match_id)
         .limit(1)
-    ).first()
-    return BestGame(found[0], found[1]) if found else None
+    )
+
+
+@cache
+def _latest_scores(seasonal: bool) -> Any:
+    return (
+        _own_sides(seasonal)
+        .add_columns(my.points_for)
+        .order_by(my.played_on.desc(), my.match_id.desc())
+    )
 
 
 def _rating_chart(player: Player) -> charts.Chart | None:
@@ -157,15 +190,9 @@ def _rating_chart(player: Player) -> charts.Chart | None:
 
 
 def _score_chart(player: Player, season_id: int | None, line: Line) -> charts.Chart | None:
-    scores = [
-        points
-        for (points,) in db.session.execute(
-            _own_sides(player.id, season_id)
-            .add_columns(my.points_for)
-            .order_by(my.played_on.desc(), my.match_id.desc())
-            .limit(CHART_POINTS)
-        )
-    ][::-1]
+    query = _latest_scores(season_id is not None).limit(CHART_POINTS)
+    rows = db.session.execute(query, _params(player.id, season_id))
+    scores = [points for (points,) in rows][::-1]
     average = _("Average: %(avg)s points a game", avg=standings.one_decimal(line.points_per_game))
     title = _("Score in each game")
     if line.games > len(scores):

@@ -272,3 +272,16 @@ def test_seed_demo_creates_a_club_with_full_standings(app):
         client = app.test_client()
         page = client.get(f"/c/{made.public_id}").get_data(as_text=True)
         assert page.count('<th scope="row">') >= 8
+
+
+def test_the_player_charts_show_the_latest_games_and_say_so(client, club, app, monkeypatch):
+    from scorekeeper.services import players as profiles
+
+    monkeypatch.setattr(profiles, "CHART_POINTS", 2)
+    with app.app_context():
+        ann = db.session.query(Player).filter_by(name="Ann").one().public_id
+    page = client.get(f"/c/{club}/p/{ann}").get_data(as_text=True)
+    assert "Score in each of the last 2 games" in page
+    assert "Only the last 2 of 3 games are shown." in page
+    assert "Rating after each of the last 2 matches" in page
+    assert page.count('<circle class="dot') == 4  # two points a chart, not three
