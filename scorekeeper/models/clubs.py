@@ -64,7 +64,25 @@ class Season(db.Model):  # type: ignore[name-defined,misc]
     club: Mapped[Club] = relationship(back_populates="seasons")
 
 
-class SideResult(db.Model):  # type: ignore[name-defined,misc]
+class Tallies:
+    """What one side scored and laid down, summed over one match or over many.
+
+    Shared by a match side's result and a standings line, so both count the same things.
+    """
+
+    points_for: Mapped[int] = mapped_column(Integer)
+    points_against: Mapped[int] = mapped_column(Integer)
+    deals: Mapped[int] = mapped_column(Integer)
+    went_out: Mapped[int] = mapped_column(Integer)
+    books_clean: Mapped[int] = mapped_column(Integer)
+    books_dirty: Mapped[int] = mapped_column(Integer)
+    books_wild: Mapped[int] = mapped_column(Integer)
+    books_other: Mapped[int] = mapped_column(Integer)  # special books (sevens, ...)
+    red_threes: Mapped[int] = mapped_column(Integer)  # laid
+    red_threes_left: Mapped[int] = mapped_column(Integer)
+
+
+class SideResult(Tallies, db.Model):  # type: ignore[name-defined,misc]
     """A finished club match's side, summed over its deals: the row standings read.
 
     Kept current by ``services.standings.match_changed`` whenever a deal is recorded,
@@ -89,16 +107,6 @@ class SideResult(db.Model):  # type: ignore[name-defined,misc]
     played_on: Mapped[date] = mapped_column(Date)
     position: Mapped[int] = mapped_column(Integer)
     outcome: Mapped[str] = mapped_column(String(5))  # win, draw, loss
-    points_for: Mapped[int] = mapped_column(Integer)
-    points_against: Mapped[int] = mapped_column(Integer)
-    deals: Mapped[int] = mapped_column(Integer)
-    went_out: Mapped[int] = mapped_column(Integer)
-    books_clean: Mapped[int] = mapped_column(Integer)
-    books_dirty: Mapped[int] = mapped_column(Integer)
-    books_wild: Mapped[int] = mapped_column(Integer)
-    books_other: Mapped[int] = mapped_column(Integer)  # special books (sevens, ...)
-    red_threes: Mapped[int] = mapped_column(Integer)  # laid
-    red_threes_left: Mapped[int] = mapped_column(Integer)
 
 
 class RatingPoint(db.Model):  # type: ignore[name-defined,misc]
@@ -117,7 +125,7 @@ class RatingPoint(db.Model):  # type: ignore[name-defined,misc]
     sigma: Mapped[float] = mapped_column(Float)
 
 
-class StandingLine(db.Model):  # type: ignore[name-defined,misc]
+class StandingLine(Tallies, db.Model):  # type: ignore[name-defined,misc]
     """A player's or a partnership's record over a season or all-time: one standings row.
 
     Kept current by ``services.aggregates``: rewritten from side results for the players
@@ -137,15 +145,5 @@ class StandingLine(db.Model):  # type: ignore[name-defined,misc]
     wins: Mapped[int] = mapped_column(Integer)
     draws: Mapped[int] = mapped_column(Integer)
     losses: Mapped[int] = mapped_column(Integer)
-    points_for: Mapped[int] = mapped_column(Integer)
-    points_against: Mapped[int] = mapped_column(Integer)
-    deals: Mapped[int] = mapped_column(Integer)
-    went_out: Mapped[int] = mapped_column(Integer)
-    books_clean: Mapped[int] = mapped_column(Integer)
-    books_dirty: Mapped[int] = mapped_column(Integer)
-    books_wild: Mapped[int] = mapped_column(Integer)
-    books_other: Mapped[int] = mapped_column(Integer)
-    red_threes: Mapped[int] = mapped_column(Integer)
-    red_threes_left: Mapped[int] = mapped_column(Integer)
     streak_outcome: Mapped[str] = mapped_column(String(5))  # "" when no game
     streak_length: Mapped[int] = mapped_column(Integer)
