@@ -169,11 +169,7 @@ def preview(public_id: str) -> Response:
 @bp.get("/m/<public_id>/deals/<int:number>/edit")
 def edit(public_id: str, number: int) -> Response:
     """Correct an earlier deal."""
-    loaded = _loaded(public_id)
-    if not 1 <= number <= len(loaded.row.deals):
-        abort(404)
-    if _closed(loaded):
-        return _back_to_match(public_id)
+    loaded = _deal_to_correct(public_id, number)
     context = match_context(loaded, editing=number)
     return render("matches/edit.html", "matches/_edit.html", **context)
 
@@ -181,11 +177,7 @@ def edit(public_id: str, number: int) -> Response:
 @bp.post("/m/<public_id>/deals/<int:number>")
 def correct(public_id: str, number: int) -> Response:
     """Save a corrected deal; the totals follow."""
-    loaded = _loaded(public_id)
-    if not 1 <= number <= len(loaded.row.deals):
-        abort(404)
-    if _closed(loaded):
-        return _back_to_match(public_id)
+    loaded = _deal_to_correct(public_id, number)
     game = loaded.game
     form = forms.deal_form(game.rules, len(game.sides), request.form)
     general: list[str] = []
@@ -228,6 +220,17 @@ def reopen(public_id: str) -> Response:
     """Let a finished match's deals be corrected."""
     service.reopen(_loaded(public_id))
     return redirect(url_for(".show", public_id=public_id), 303)
+
+
+def _deal_to_correct(public_id: str, number: int) -> service.LoadedMatch:
+    """The match of a played deal that may be corrected now (404, or back to a finished
+    match that has not been reopened)."""
+    loaded = _loaded(public_id)
+    if not 1 <= number <= len(loaded.row.deals):
+        abort(404)
+    if _closed(loaded):
+        abort(_back_to_match(public_id))
+    return loaded
 
 
 def _closed(loaded: service.LoadedMatch) -> bool:
