@@ -15,7 +15,7 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from werkzeug import Response
 from wtforms import StringField
-from wtforms.validators import InputRequired, Length
+from wtforms.validators import DataRequired, Length
 
 from ...engine import EngineError
 from ...services import matches as service
@@ -34,7 +34,7 @@ class DeviceNameForm(FlaskForm):
     name = StringField(
         _l("Name this phone"),
         [
-            InputRequired(_l("Type a name, such as “Ann’s phone”.")),
+            DataRequired(_l("Type a name, such as “Ann’s phone”.")),
             Length(max=NAME_LENGTH, message=_l("At most %(max)d characters.")),
             no_control_characters,
         ],
