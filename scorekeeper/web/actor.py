@@ -71,7 +71,7 @@ def name_device(name: str) -> Device:
 
 
 def _serializer() -> URLSafeSerializer:
-    return URLSafeSerializer(current_app.secret_key, salt="scorekeeper.device")
+    return URLSafeSerializer(current_app.secret_key or "", salt="scorekeeper.device")
 
 
 def _read(cookie: str | None) -> Device | None:

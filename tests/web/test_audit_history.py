@@ -4,6 +4,7 @@ and through htmx: what the table sees, and that bad input never gives a 500."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,7 @@ from support import csrf_token_of, make_app
 from scorekeeper.extensions import db
 from scorekeeper.models import AuditEvent
 from scorekeeper.web.actor import COOKIE
+from scorekeeper.web.matches.history import scores_text, time_element
 
 SMALL_A = {"books_clean": 1, "melded_points": 100}  # 600 under classic
 SMALL_B = {"melded_points": 150}  # 150
@@ -332,3 +334,29 @@ def test_restore_and_naming_need_the_page_s_csrf_token(tmp_path: Path, dburi: st
             db.session.remove()
             db.drop_all()
             db.engine.dispose()
+
+
+def test_times_are_utc_with_the_day_when_not_today_and_the_year_when_not_this_year(
+    app: Flask,
+) -> None:
+    app.config["BABEL_DEFAULT_TIMEZONE"] = "Europe/Paris"  # the text says UTC: it must be
+    now = datetime(2026, 12, 1, 22, 0, tzinfo=UTC)
+    with app.test_request_context():
+        assert time_element(datetime(2026, 12, 1, 21, 14, 5, tzinfo=UTC), now) == (
+            '<time datetime="2026-12-01T21:14:05Z" data-local>21:14 UTC</time>'
+        )
+        paris = timezone(timedelta(hours=1))
+        assert time_element(datetime(2026, 11, 30, 22, 14, tzinfo=paris), now) == (
+            '<time datetime="2026-11-30T21:14:00Z" data-local>30 Nov, 21:14 UTC</time>'
+        )
+        assert ">30 Nov 2025, 21:14 UTC<" in time_element(
+            datetime(2025, 11, 30, 21, 14, tzinfo=UTC), now
+        )
+
+
+def test_scores_name_each_side_with_a_real_minus_and_one_number_when_unchanged() -> None:
+    labels = ["Ann & Bob", "Cy & Di"]
+    assert scores_text(labels, (690, -75), (720, -75)) == "Ann & Bob 690 → 720, Cy & Di −75"
+    assert scores_text(labels, None, (0, 510)) == "Ann & Bob 0, Cy & Di 510"
+    assert scores_text(labels, (0, 510), None) == "Ann & Bob 0, Cy & Di 510"
+    assert scores_text(labels, None, None) == ""

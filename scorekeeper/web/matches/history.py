@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from flask_babel import format_datetime
+from babel.dates import format_datetime
+from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 
@@ -80,11 +81,13 @@ def time_element(at: datetime, now: datetime) -> Markup:
     """``<time datetime="...Z">21:14 UTC</time>``; the day too when it is not today."""
     at, now = at.astimezone(UTC), now.astimezone(UTC)
     if at.date() == now.date():
-        shown = format_datetime(at, "HH:mm")
+        pattern = "HH:mm"
     elif at.year == now.year:
-        shown = format_datetime(at, "d MMM, HH:mm")
+        pattern = "d MMM, HH:mm"
     else:
-        shown = format_datetime(at, "d MMM y, HH:mm")
+        pattern = "d MMM y, HH:mm"
+    # always UTC, whatever BABEL_DEFAULT_TIMEZONE says: the text ends in "UTC"
+    shown = format_datetime(at, pattern, tzinfo=UTC, locale=get_locale() or "en")
     return Markup('<time datetime="{}" data-local>{} UTC</time>').format(
         at.strftime("%Y-%m-%dT%H:%M:%SZ"), shown
     )
