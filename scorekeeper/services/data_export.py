@@ -9,8 +9,8 @@ scores, side results, standing lines, ratings) are left out: the import rebuilds
 The output is deterministic: keys sorted, rows in primary-key order, timestamps in UTC,
 one row per line. Exporting, importing into an empty database and exporting again gives
 the same bytes but for ``exported_at``. The rows are read in one snapshot (REPEATABLE READ
-on PostgreSQL; SQLite's transaction is one), so an export taken while phones save is
-consistent.
+on PostgreSQL, a deferred read transaction on SQLite), so an export taken while phones
+save is consistent and makes no phone wait.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any
 
 from sqlalchemy import Connection, inspect, select, text
 
+from ..database import READ_ONLY
 from ..extensions import db
 from .backup import check_target, place, temporary_beside
 from .data_tables import FORMAT, VERSION, encode, exported_columns, exported_tables
@@ -61,9 +62,8 @@ def snapshot() -> Iterator[Connection]:
     engine = db.engine
     with engine.connect() as connection:
         if engine.dialect.name == "postgresql":
-            connection = connection.execution_options(
-                isolation_level="REPEATABLE READ", postgresql_readonly=True
-            )
+            connection.execution_options(isolation_level="REPEATABLE READ")
+        connection.execution_options(**{READ_ONLY: True})
         with connection.begin():
             yield connection
 
