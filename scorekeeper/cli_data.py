@@ -15,8 +15,18 @@ from typing import Any
 
 Handler = Callable[[argparse.Namespace], int]
 
-#: The tables named in a summary, in the order a person thinks of them.
-SUMMARY = ("clubs", "players", "seasons", "saved_rule_sets", "matches", "deals")
+#: The tables named in a summary, in the order a person thinks of them, and their words.
+SUMMARY = {
+    "clubs": ("club", "clubs"),
+    "players": ("player", "players"),
+    "seasons": ("season", "seasons"),
+    "saved_rule_sets": ("saved rule set", "saved rule sets"),
+    "matches": ("match", "matches"),
+    "deals": ("deal", "deals"),
+    "side_results": ("side result", "side results"),
+    "standing_lines": ("standing line", "standing lines"),
+    "rating_points": ("rating point", "rating points"),
+}
 
 
 def add_commands(commands: Any) -> None:
@@ -115,8 +125,7 @@ def run_import(args: argparse.Namespace) -> int:
         upgrade()
         done = data_import.load(tables, str(args.path))
         db.session.remove()
-    rebuilt = ", ".join(f"{n} {name.replace('_', ' ')}" for name, n in done.rebuilt.items())
-    print(f"Imported {_counts(done.counts)} from {args.path}; rebuilt {rebuilt}.")
+    print(f"Imported {_counts(done.counts)} from {args.path}; rebuilt {_counts(done.rebuilt)}.")
     return 0
 
 
@@ -144,7 +153,12 @@ def schema_problem() -> str | None:
 
 
 def _counts(counts: dict[str, int]) -> str:
-    return ", ".join(f"{counts.get(name, 0)} {name.replace('_', ' ')}" for name in SUMMARY)
+    """``{"clubs": 1, "matches": 6}`` -> ``"1 club, 6 matches"`` (in ``SUMMARY`` order)."""
+    return ", ".join(
+        f"{counts[name]} {words[counts[name] != 1]}"
+        for name, words in SUMMARY.items()
+        if name in counts
+    )
 
 
 def _size(size: int) -> str:
