@@ -24,7 +24,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..extensions import db
-from .data_rebuild import Rows, rebuild_tables, score_matches
+from .data_rebuild import Rows, check_rule_sets, rebuild_tables, score_matches
 from .data_tables import (
     DERIVED,
     EXPORTED,
@@ -153,6 +153,7 @@ def load(tables: Rows, source: str = "the file") -> Imported:
     session = db.session
     try:
         refuse_unless_empty(session)
+        check_rule_sets(tables, source)
         games = score_matches(tables, source)
         for table in exported_tables(db.metadata):
             if tables[table.name]:

@@ -71,6 +71,16 @@ def score_matches(tables: Rows, source: str) -> dict[int, Match]:
     return games
 
 
+def check_rule_sets(tables: Rows, source: str) -> None:
+    """Refuse a saved rule set the engine would not accept (the app never saves one)."""
+    for row in tables["saved_rule_sets"]:
+        try:
+            RuleSet.from_dict(row["rules"])
+        except (EngineError, TypeError, ValueError, KeyError) as error:
+            message = f"{source}: saved rule set {row['name']!r} is not valid ({error})."
+            raise Refused(message) from None
+
+
 def _check_numbers(where: str, what: str, numbers: list[int], first: int) -> None:
     if numbers != list(range(first, first + len(numbers))):
         raise Refused(f"{where}: its {what} are not numbered {first}, {first + 1}, ... in order.")

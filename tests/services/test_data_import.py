@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from scorekeeper.engine import PRESETS
 from scorekeeper.extensions import db
 from scorekeeper.models import Club, Match
-from scorekeeper.services import clubs, data_export, data_import, demo
+from scorekeeper.services import clubs, data_export, data_import, demo, rule_sets
 from scorekeeper.services.data_tables import Refused
 
 
@@ -144,6 +145,16 @@ def test_a_deal_the_app_could_not_read_back_is_refused_with_its_match_and_deal(
     assert "deal 1: it needs one entry per side" in refusal(one_sided)
     bad_rules = changed(exported, "matches", 0, rules={"decks": -1})
     assert "cannot be read back" in refusal(bad_rules)
+
+
+def test_a_saved_rule_set_the_engine_refuses_is_refused_by_name(ctx: Any) -> None:
+    rule_sets.create({**PRESETS["classic"].to_dict(), "name": "Our house rules"})
+    doc = json.loads(data_export.dumps(data_export.document()))
+    db.session.remove()
+    db.drop_all()
+    db.create_all()
+    doc["tables"]["saved_rule_sets"][0]["rules"]["decks"] = 0
+    assert "saved rule set 'Our house rules' is not valid" in refusal(doc)
 
 
 def test_an_import_into_a_database_with_any_row_is_refused_and_changes_nothing(
