@@ -188,3 +188,17 @@ def test_the_import_scores_every_deal_again_and_the_pages_agree(app: Any) -> Non
         import_text(text)
     page = app.test_client().get(f"/c/{public_id}")
     assert page.status_code == 200 and "Zoë" in page.get_data(as_text=True)
+
+
+def test_an_export_reads_one_snapshot_without_waiting_for_a_writer(app: Any) -> None:
+    with app.app_context():
+        clubs.create_club("Tuesday")
+        db.session.remove()
+        with db.engine.connect() as writer:
+            writer.begin()  # a phone saving: it holds the write lock (BEGIN IMMEDIATE)
+            writer.execute(Club.__table__.insert().values(public_id="p" * 16, name="Later"))
+            started = datetime.now(UTC)
+            doc = data_export.document()
+            assert (datetime.now(UTC) - started).total_seconds() < 5
+            writer.rollback()
+    assert [club["name"] for club in doc["tables"]["clubs"]] == ["Tuesday"]
