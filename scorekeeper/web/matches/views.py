@@ -23,8 +23,10 @@ bp = Blueprint("matches", __name__)
 SUBMISSION_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
-def _loaded(public_id: str) -> service.LoadedMatch:
-    loaded = service.load_match(public_id)
+def _loaded(public_id: str, *, lock: bool = False) -> service.LoadedMatch:
+    """The match of the URL, or 404; ``lock``: for a request that changes it, read under
+    the match's row lock (held until the request's transaction ends)."""
+    loaded = service.load_match(public_id, for_update=lock)
     if loaded is None:
         abort(404)
     return loaded
@@ -121,7 +123,7 @@ def show(public_id: str) -> Response:
 @bp.post("/m/<public_id>/deals")
 def record(public_id: str) -> Response:
     """Save the next deal (once, even if the form is sent twice)."""
-    loaded = _loaded(public_id)
+    loaded = _loaded(public_id, lock=True)
     game = loaded.game
     form = forms.deal_form(game.rules, len(game.sides), request.form)
     general: list[str] = []
@@ -177,7 +179,7 @@ def edit(public_id: str, number: int) -> Response:
 @bp.post("/m/<public_id>/deals/<int:number>")
 def correct(public_id: str, number: int) -> Response:
     """Save a corrected deal; the totals follow."""
-    loaded = _deal_to_correct(public_id, number)
+    loaded = _deal_to_correct(public_id, number, lock=True)
     game = loaded.game
     form = forms.deal_form(game.rules, len(game.sides), request.form)
     general: list[str] = []
@@ -203,7 +205,7 @@ def correct(public_id: str, number: int) -> Response:
 @bp.route("/m/<public_id>/deals/<int:number>/remove", methods=["GET", "POST"])
 def remove(public_id: str, number: int) -> Response:
     """Confirm, then remove the last deal."""
-    loaded = _loaded(public_id)
+    loaded = _loaded(public_id, lock=request.method == "POST")
     if number != len(loaded.row.deals):
         abort(404)
     if _closed(loaded):
@@ -218,14 +220,14 @@ def remove(public_id: str, number: int) -> Response:
 @bp.post("/m/<public_id>/reopen")
 def reopen(public_id: str) -> Response:
     """Let a finished match's deals be corrected."""
-    service.reopen(_loaded(public_id))
+    service.reopen(_loaded(public_id, lock=True))
     return redirect(url_for(".show", public_id=public_id), 303)
 
 
-def _deal_to_correct(public_id: str, number: int) -> service.LoadedMatch:
+def _deal_to_correct(public_id: str, number: int, *, lock: bool = False) -> service.LoadedMatch:
     """The match of a played deal that may be corrected now (404, or back to a finished
     match that has not been reopened)."""
-    loaded = _loaded(public_id)
+    loaded = _loaded(public_id, lock=lock)
     if not 1 <= number <= len(loaded.row.deals):
         abort(404)
     if _closed(loaded):
