@@ -78,13 +78,16 @@ def announce(host: str, port: int, out: object = None) -> list[str]:
 
 
 def migrated_app() -> Any:
-    """The app, with its database upgraded to the newest migration."""
+    """The app, with its database upgraded to the newest migration (one process at a
+    time: servers starting at once wait for the first one's migration)."""
     from flask_migrate import upgrade
 
     from .app import create_app
+    from .database import migration_lock
+    from .extensions import db
 
     app = create_app()
-    with app.app_context():
+    with app.app_context(), migration_lock(db.engine):
         upgrade()
     return app
 

@@ -9,9 +9,11 @@ from flask import Blueprint, abort, flash, redirect, request, url_for
 from flask_babel import gettext as _
 from werkzeug import Response
 
+from ...database import reading_only
 from ...engine import EngineError, RuleSet, Side
 from ...services import matches as service
 from ...services import rule_sets
+from .. import storage
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
 from .context import match_context, preview_context
@@ -120,7 +122,19 @@ def show(public_id: str) -> Response:
     return render("matches/show.html", "matches/_match.html", **match_context(loaded))
 
 
+def _typed_again(message: str, public_id: str, number: int | None = None) -> Response:
+    """The deal form again with what was typed, when the server could not store it."""
+    loaded = _loaded(public_id)
+    game = loaded.game
+    form = forms.deal_form(game.rules, len(game.sides), request.form)
+    context = match_context(loaded, form=form, general_errors=[message], editing=number)
+    if number is not None:
+        return render("matches/edit.html", "matches/_edit.html", storage.status(), **context)
+    return render("matches/show.html", "matches/_match.html", storage.status(), **context)
+
+
 @bp.post("/m/<public_id>/deals")
+@storage.keeps_typed(_typed_again)
 def record(public_id: str) -> Response:
     """Save the next deal (once, even if the form is sent twice)."""
     loaded = _loaded(public_id, lock=True)
@@ -153,6 +167,7 @@ def record(public_id: str) -> Response:
 @bp.post("/m/<public_id>/preview")
 def preview(public_id: str) -> Response:
     """Each side's deal score for the numbers typed so far; saves nothing."""
+    reading_only()
     loaded = _loaded(public_id)
     game = loaded.game
     deal = _int(request.args.get("deal")) or game.current_deal or game.rules.deals
@@ -177,6 +192,7 @@ def edit(public_id: str, number: int) -> Response:
 
 
 @bp.post("/m/<public_id>/deals/<int:number>")
+@storage.keeps_typed(_typed_again)
 def correct(public_id: str, number: int) -> Response:
     """Save a corrected deal; the totals follow."""
     loaded = _deal_to_correct(public_id, number, lock=True)
