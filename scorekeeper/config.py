@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 from typing import Any, ClassVar
 
 from flask import Flask
+
+from .secret_key import instance_secret
 
 ENV_PREFIX = "SCOREKEEPER_"
 
@@ -37,7 +38,7 @@ def load_settings(app: Flask, test_config: dict[str, Any] | None) -> None:
         "sqlite:///" + str(Path(app.instance_path) / "scorekeeper.sqlite3"),
     )
     if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = _instance_secret(Path(app.instance_path))
+        app.config["SECRET_KEY"] = instance_secret(Path(app.instance_path))
 
 
 def normalise_db_url(url: str) -> str:
@@ -46,13 +47,3 @@ def normalise_db_url(url: str) -> str:
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix) :]
     return url
-
-
-def _instance_secret(instance: Path) -> str:
-    """A secret key kept in the instance folder, made on first start."""
-    instance.mkdir(parents=True, exist_ok=True)
-    path = instance / "secret_key"
-    if not path.exists():
-        path.write_text(secrets.token_hex(32))
-        path.chmod(0o600)
-    return path.read_text().strip()
