@@ -113,6 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.add_argument("--name", default="Tuesday Card Club", help="the demo club's name")
     demo.add_argument("--weeks", type=int, default=10, help="club nights to play (1 to 52)")
     args = parser.parse_args(argv)
+    from .config import SettingsError
     from .secret_key import SecretKeyError
 
     try:
@@ -120,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed_demo(args.name, args.weeks)
         else:
             serve(args.host, args.port, args.threads)
-    except SecretKeyError as error:
+    except (SecretKeyError, SettingsError) as error:
         raise SystemExit(f"scorekeeper: {error}") from None
     return 0
 

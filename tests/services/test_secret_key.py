@@ -101,7 +101,7 @@ def test_a_key_file_that_holds_no_key_is_refused_with_what_to_do(
     tmp_path: Path, content: bytes
 ) -> None:
     (tmp_path / "secret_key").write_bytes(content)
-    with pytest.raises(SecretKeyError, match="does not hold a key.*Move it away"):
+    with pytest.raises(SecretKeyError, match=r"does not hold a key.*Move it away"):
         instance_secret(tmp_path)
     assert (tmp_path / "secret_key").read_bytes() == content  # never overwritten
 
@@ -118,5 +118,5 @@ def test_serve_says_what_is_wrong_with_the_key_file_instead_of_a_traceback(
         instance_secret(tmp_path)
 
     monkeypatch.setattr(cli, "migrated_app", app_with_that_instance)
-    with pytest.raises(SystemExit, match="scorekeeper: The secret key file .* does not hold"):
+    with pytest.raises(SystemExit, match=r"scorekeeper: The secret key file .* does not hold"):
         cli.main(["serve", "--host", "127.0.0.1", "--port", "8101"])
