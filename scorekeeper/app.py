@@ -28,13 +28,15 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     register_templating(app)
     register_security_headers(app)
     register_actor(app)
+    register_input_guards(app)
     register_commands(app)
     return app
 
 
 def register_extensions(app: Flask) -> None:
-    """Bind the extensions; tune SQLite connections (foreign keys, WAL, BEGIN IMMEDIATE)."""
-    from .database import tune_sqlite
+    """Bind the extensions; tune SQLite connections (foreign keys, WAL, BEGIN IMMEDIATE);
+    refuse NUL characters in text sent to any database."""
+    from .database import refuse_nul, tune_sqlite
 
     db.init_app(app)
     migrate.init_app(app, db, directory=str(ROOT / "migrations"), render_as_batch=True)
@@ -43,6 +45,7 @@ def register_extensions(app: Flask) -> None:
     babel.init_app(app)
     with app.app_context():
         tune_sqlite(db.engine)
+        refuse_nul(db.engine)
 
 
 def register_blueprints(app: Flask) -> None:
@@ -91,6 +94,14 @@ def register_actor(app: Flask) -> None:
     from .web.actor import register
 
     register(app)
+
+
+def register_input_guards(app: Flask) -> None:
+    """Answer text no database can store (NUL), and a database that cannot store."""
+    from .web import inputs, storage
+
+    inputs.register(app)
+    storage.register(app)
 
 
 def register_commands(app: Flask) -> None:

@@ -1,4 +1,9 @@
-"""Starting matches, recording, correcting and removing deals (reads: ``match_reads``)."""
+"""Starting matches, recording, correcting and removing deals (reads: ``match_reads``).
+
+Every function here that changes a match first makes sure it holds the match's row lock
+and reads the match under it (``_locked``; lock order and why: ``services.locks``), so
+two phones writing to one match at the same moment take turns on every database.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ from .match_reads import (  # the reads are part of this service's interface too
     LoadedMatch,
     game_of,
     home_matches,
+    is_locked,
     known_names,
     load_match,
     stored_entry,
@@ -118,6 +124,7 @@ def record_deal(
     Returns the match and whether this call saved a new deal. Raises EntryError for an
     impossible entry, StaleError when another phone entered this deal first.
     """
+    loaded = _locked(loaded)
     row = loaded.row
     if any(d.submission_key == submission_key for d in row.deals):
         return LoadedMatch(row, game_of(row)), False
@@ -165,6 +172,7 @@ def correct_deal(
     The version is checked twice: against the form (a page loaded before someone else's
     correction) and by the database at commit (two corrections at the same moment).
     """
+    loaded = _locked(loaded)
     row = loaded.row
     _check_open(row)
     deal = _deal_row(row, number)
@@ -204,6 +212,7 @@ def _changed_meanwhile() -> StaleError:
 
 def remove_last_deal(loaded: LoadedMatch, number: int, *, actor: Actor = NOBODY) -> LoadedMatch:
     """Remove the last deal; ``number`` must be it (a stale page cannot remove another)."""
+    loaded = _locked(loaded)
     row = loaded.row
     _check_open(row)
     if number != len(row.deals):
@@ -218,6 +227,18 @@ def remove_last_deal(loaded: LoadedMatch, number: int, *, actor: Actor = NOBODY)
     return LoadedMatch(row, game)
 
 
+def _locked(loaded: LoadedMatch) -> LoadedMatch:
+    """The match read under its row lock in this transaction: ``loaded`` if it was (a
+    write view loads it so), else read again under the lock, since whatever was read
+    before may have changed meanwhile."""
+    if is_locked(loaded):
+        return loaded
+    fresh = load_match(loaded.public_id, for_update=True)
+    if fresh is None:  # matches are never deleted; a row deleted by hand is not found
+        raise MatchError([Problem("deal", _("This match is not in the database any more."))])
+    return fresh
+
+
 def _check_open(row: MatchRow) -> None:
     """A finished match changes only after it is reopened (a deliberate tap)."""
     if row.finished and not row.reopened:
@@ -228,6 +249,7 @@ def _check_open(row: MatchRow) -> None:
 
 def reopen(loaded: LoadedMatch, *, actor: Actor = NOBODY) -> LoadedMatch:
     """Let a finished match's deals be corrected again."""
+    loaded = _locked(loaded)
     audit.match_reopened(loaded.row, actor)
     loaded.row.reopened = True
     db.session.commit()

@@ -22,9 +22,9 @@ from sqlalchemy.orm import Session
 from ..engine import Match
 from ..engine.standings import Line, Table, outcome_of, rank
 from ..extensions import db
-from ..models import Club, Player, SideResult
 from ..models import Match as MatchRow
-from . import aggregates, ratings, side_records
+from ..models import Player, SideResult
+from . import aggregates, locks, ratings, side_records
 
 PENDING = "club_matches_changed"
 BOOK_COLUMNS = {"clean": "books_clean", "dirty": "books_dirty", "wild": "books_wild"}
@@ -47,9 +47,9 @@ def _before_commit(session: Session) -> None:
 def write_results(session: Session, row: MatchRow, game: Match) -> None:
     """Rewrite the match's side results from the engine's match, its lines, its ratings."""
     session.flush()
-    # One writer per club at a time (PostgreSQL; SQLite's BEGIN IMMEDIATE already is): the
-    # lines and ratings below are read-then-write over the club's players.
-    session.execute(select(Club.id).where(Club.id == row.club_id).with_for_update())
+    # One writer per club at a time: the lines and ratings below are read-then-write over
+    # the club's players. The match is locked already (the match, then the club: locks).
+    locks.lock_club(session, row.club_id)
     was_rated = bool(
         session.scalar(select(SideResult.id).where(SideResult.match_id == row.id).limit(1))
     )
