@@ -27,6 +27,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     register_errorhandlers(app)
     register_templating(app)
     register_security_headers(app)
+    register_assets(app)
     register_commands(app)
     return app
 
@@ -79,6 +80,13 @@ def register_templating(app: Flask) -> None:
 def register_security_headers(app: Flask) -> None:
     """A strict Content-Security-Policy: nothing loads from another host, no inline code."""
     from .web.security import register
+
+    register(app)
+
+
+def register_assets(app: Flask) -> None:
+    """Versioned static URLs with a year of caching; brotli or gzip for text responses."""
+    from .web.assets import register
 
     register(app)
 
