@@ -52,6 +52,7 @@ def register_blueprints(app: Flask) -> None:
     from .web.home.views import bp as home_bp
     from .web.matches.views import bp as matches_bp
     from .web.meld.views import bp as meld_bp
+    from .web.pwa import register as register_pwa
     from .web.rules.views import bp as rules_bp
 
     app.register_blueprint(home_bp)
@@ -60,6 +61,7 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(rules_bp)
     app.register_blueprint(clubs_bp)
     app.register_blueprint(api_bp)
+    register_pwa(app)
     csrf.exempt(api_bp)  # the JSON API saves nothing
 
 

@@ -23,8 +23,9 @@ BROWSER = {"Accept-Encoding": "gzip, deflate, br, zstd"}
 FIRST_VISIT_BUDGET = 30 * 1024
 REPEAT_VISIT_BUDGET = 6 * 1024
 IMMUTABLE = "public, max-age=31536000, immutable"
-#: What a page makes the browser fetch: stylesheets, scripts, icons, the manifest.
-REFERENCES = re.compile(r'<(?:link|script)\b[^>]*?\b(?:href|src)="(/[^"]+)"')
+#: What a page makes the browser fetch: stylesheets, scripts, icons, the manifest, and the
+#: service worker the page registers.
+REFERENCES = re.compile(r'<(?:link|script)\b[^>]*?\b(?:href|src)="(/[^"]+)"|\bdata-sw="(/[^"]+)"')
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,8 @@ class Fetched:
     wire: int  # the bytes of the body as sent
     encoding: str | None
     cache_control: str
+    etag: str | None
+    status: int = 200
 
 
 def decoded(response: Any) -> bytes:
@@ -46,7 +49,12 @@ def decoded(response: Any) -> bytes:
     return response.data
 
 
-def fetch(client: FlaskClient, url: str) -> tuple[Fetched, bytes]:
+def fetch(client: FlaskClient, url: str, etag: str | None = None) -> tuple[Fetched, bytes]:
+    """``url`` as a browser fetches it (revalidating with ``etag`` when it has one)."""
+    if etag:
+        response = client.get(url, headers={**BROWSER, "If-None-Match": etag})
+        if response.status_code == 304:
+            return Fetched(url, len(response.data), None, "", etag, 304), b""
     response = client.get(url, headers=BROWSER)
     assert response.status_code == 200, url
     plain = client.get(url, headers={"Accept-Encoding": "identity"})
@@ -58,21 +66,28 @@ def fetch(client: FlaskClient, url: str) -> tuple[Fetched, bytes]:
         len(response.data),
         response.headers.get("Content-Encoding"),
         response.headers.get("Cache-Control", ""),
+        response.headers.get("ETag"),
     )
     return info, body
 
 
-def visit(client: FlaskClient, path: str) -> list[Fetched]:
-    """The page and everything its HTML makes the browser load (the service worker too)."""
+def visit(
+    client: FlaskClient, path: str, before: list[Fetched] | None = None
+) -> list[Fetched]:
+    """The page and everything its HTML makes the browser load (the service worker too).
+
+    A repeat visit (``before``: what the first one fetched) takes what is cached as
+    immutable from the browser's cache, and revalidates the rest with its ETag.
+    """
+    known = {f.url: f for f in before or []}
     page, html = fetch(client, path)
-    urls = [u.replace("&amp;", "&") for u in REFERENCES.findall(html.decode())]
-    urls += extra_loads()
-    return [page, *(fetch(client, url)[0] for url in dict.fromkeys(urls))]
-
-
-def extra_loads() -> list[str]:
-    """What a page makes the browser load besides its HTML's own references."""
-    return []
+    urls = [u.replace("&amp;", "&") for m in REFERENCES.findall(html.decode()) for u in m if u]
+    loads = [page]
+    for url in dict.fromkeys(urls):
+        if url in known and known[url].cache_control == IMMUTABLE:
+            continue
+        loads.append(fetch(client, url, known[url].etag if url in known else None)[0])
+    return loads
 
 
 @pytest.fixture
@@ -87,6 +102,7 @@ def test_a_first_visit_of_a_match_page_with_everything_it_loads_weighs_at_most_3
 ) -> None:
     loads = visit(client, match_url)
     assert len(loads) >= 5, loads  # the page, its stylesheets and its scripts
+    assert "/sw.js" in {f.url for f in loads}
     total = sum(f.wire for f in loads)
     assert total <= FIRST_VISIT_BUDGET, [(f.url, f.wire) for f in loads]
 
@@ -95,9 +111,9 @@ def test_a_repeat_visit_fetches_only_the_html_and_weighs_at_most_6_kb(
     client: FlaskClient, match_url: str
 ) -> None:
     first = visit(client, match_url)
-    kept = {f.url for f in first if f.cache_control == IMMUTABLE}
-    again = [f for f in visit(client, match_url) if f.url not in kept]
-    assert [f.url for f in again] == [match_url]
+    again = visit(client, match_url, before=first)
+    assert [f.url for f in again if f.status == 200] == [match_url]
+    assert {f.url for f in again if f.status == 304} == {"/manifest.webmanifest", "/sw.js"}
     assert sum(f.wire for f in again) <= REPEAT_VISIT_BUDGET
 
 
@@ -113,9 +129,11 @@ def test_pages_and_assets_are_sent_compressed_with_brotli_or_gzip(
     assert "Accept-Encoding" in response.headers["Vary"]
 
 
-def test_a_body_too_small_to_gain_from_compression_is_sent_as_it_is(client: FlaskClient) -> None:
-    response = client.get("/static/css/print.css", headers=BROWSER)
-    assert len(response.data) < 500
+def test_a_body_too_small_to_gain_from_compression_is_sent_as_it_is(app: Any) -> None:
+    app.add_url_rule("/tiny", "tiny", lambda: "<p>" + "tiny " * 40 + "</p>")
+    response = app.test_client().get("/tiny", headers=BROWSER)
+    assert response.mimetype == "text/html"
+    assert len(response.data) == 207
     assert "Content-Encoding" not in response.headers
 
 
