@@ -1,0 +1,183 @@
+"""At the table without a signal (issue 13), in Chromium at 390 x 844: the app is
+installable (manifest fetched and parsed, service worker registered and controlling),
+a deal saved offline is kept and shown as waiting, survives an offline reload, and is
+stored exactly once when the connection returns; a server error on Save is told in
+words and the numbers stay."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import LiveServer
+from playwright.sync_api import expect
+from sqlalchemy import func, select
+
+from scorekeeper.extensions import db
+from scorekeeper.models import Deal
+from scorekeeper.models import Match as MatchRow
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def phone(browser: Any, browser_context_args: dict[str, Any]) -> Iterator[Any]:
+    """A fresh phone (its own service worker, caches and IndexedDB) for each test."""
+    context = browser.new_context(**browser_context_args)
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+def start_match(page: Any) -> str:
+    page.goto("/matches/new?rules=classic&layout=2%2B2")
+    for i, name in enumerate(["Ann", "Bob", "Cy", "Di"]):
+        page.fill(f"#side_{i // 2}_player_{i % 2}", name)
+    page.get_by_role("button", name="Start the match").click()
+    expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
+    return page.url.rsplit("/m/", 1)[1]
+
+
+def controlled(page: Any) -> None:
+    """Wait until the service worker controls the page (reload once if needed)."""
+    page.wait_for_function("navigator.serviceWorker.ready.then(() => true)")
+    if not page.evaluate("Boolean(navigator.serviceWorker.controller)"):
+        page.reload()
+    page.wait_for_function("Boolean(navigator.serviceWorker.controller)")
+
+
+def fill_standard_deal(page: Any) -> None:
+    """RULES.md section 7: side A went out (3990), side B 510."""
+    page.locator("label.choice:has(input[name=went_out][value='0'])").click()
+    page.fill("#sides-0-red_threes", "1")
+    page.fill("#sides-0-melded_points", "690")
+    page.fill("#sides-1-books_clean", "1")
+    page.fill("#sides-1-melded_points", "185")
+    page.fill("#sides-1-left_points", "75")
+    page.fill("#sides-1-red_threes_left", "1")
+
+
+def stored_deals(live_server: LiveServer, public_id: str) -> int:
+    with live_server.app.app_context():
+        count = db.session.scalar(
+            select(func.count(Deal.id)).join(MatchRow).where(MatchRow.public_id == public_id)
+        )
+        db.session.remove()
+        return int(count or 0)
+
+
+def test_the_browser_finds_the_manifest_and_a_service_worker_that_controls_the_page(
+    phone: Any,
+) -> None:
+    page = phone.new_page()
+    manifests: list[Any] = []
+    page.on("response", lambda r: manifests.append(r) if "webmanifest" in r.url else None)
+    page.goto("/")
+    controlled(page)
+    href = page.evaluate("document.querySelector('link[rel=manifest]').href")
+    manifest = page.evaluate(f"fetch({href!r}).then(r => r.json())")
+    assert manifest["display"] == "standalone"
+    assert {icon["sizes"] for icon in manifest["icons"]} >= {"192x192", "512x512"}
+    assert manifests and manifests[0].ok  # the browser fetched it on its own
+    scope = page.evaluate("navigator.serviceWorker.ready.then(r => r.scope)")
+    assert scope.endswith("/")
+    for url in manifest["icons"]:
+        assert page.request.get(url["src"]).ok
+
+
+def test_a_deal_saved_offline_waits_survives_a_reload_and_is_stored_once_back_online(
+    phone: Any, live_server: LiveServer
+) -> None:
+    page = phone.new_page()
+    public_id = start_match(page)
+    controlled(page)
+    phone.set_offline(True)
+    fill_standard_deal(page)
+    page.get_by_role("button", name="Save deal 1").click()
+
+    waiting = page.locator("#scoreboard .pending-deal")
+    expect(waiting).to_contain_text("Deal 1 · waiting to be sent")
+    expect(page.locator(".send-note")).to_contain_text("No connection")
+    expect(page.get_by_role("heading", name="Enter deal 2")).to_be_visible()
+    assert stored_deals(live_server, public_id) == 0
+
+    page.reload()  # still offline: this phone's copy of the match, and the kept deal
+    expect(page.locator("#scoreboard .totals")).to_contain_text("Ann & Bob")
+    expect(waiting).to_contain_text("Deal 1 · waiting to be sent")
+    expect(page.get_by_role("heading", name="Enter deal 2")).to_be_visible()
+
+    phone.set_offline(False)
+    expect(page.locator(".totals")).to_contain_text("3990", timeout=30_000)
+    expect(page.locator(".totals")).to_contain_text("510")
+    expect(waiting).to_have_count(0)
+    assert stored_deals(live_server, public_id) == 1
+    page.reload()
+    expect(page.locator(".totals")).to_contain_text("3990")
+    assert stored_deals(live_server, public_id) == 1
+
+
+def test_a_server_error_on_save_is_told_beside_the_button_and_the_numbers_stay(
+    phone: Any, live_server: LiveServer
+) -> None:
+    page = phone.new_page()
+    public_id = start_match(page)
+    page.route(
+        f"**/m/{public_id}/deals",
+        lambda route: route.fulfill(status=500, body="boom")
+        if route.request.method == "POST"
+        else route.continue_(),
+    )
+    fill_standard_deal(page)
+    page.get_by_role("button", name="Save deal 1").click()
+    note = page.locator("#deal-entry .send-note")
+    expect(note).to_contain_text("The server had a problem")
+    expect(note).to_have_attribute("role", "alert")
+    expect(page.locator("#sides-0-melded_points")).to_have_value("690")
+    expect(page.locator("#sides-1-left_points")).to_have_value("75")
+    expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
+    assert stored_deals(live_server, public_id) == 0
+
+    page.unroute(f"**/m/{public_id}/deals")
+    page.get_by_role("button", name="Save deal 1").click()
+    expect(page.locator(".totals")).to_contain_text("3990")
+    expect(note).to_have_count(0)
+    assert stored_deals(live_server, public_id) == 1
+
+
+def test_a_kept_deal_that_another_phone_entered_first_shows_both_and_is_never_dropped(
+    phone: Any, browser: Any, browser_context_args: dict[str, Any], live_server: LiveServer
+) -> None:
+    page = phone.new_page()
+    public_id = start_match(page)
+    controlled(page)
+    phone.set_offline(True)
+    fill_standard_deal(page)
+    page.fill("#sides-0-melded_points", "700")  # ours: 4000 for Ann & Bob
+    page.get_by_role("button", name="Save deal 1").click()
+    expect(page.locator("#scoreboard .pending-deal")).to_contain_text("waiting to be sent")
+
+    other = browser.new_context(**browser_context_args)
+    try:
+        theirs = other.new_page()
+        theirs.goto(f"/m/{public_id}")
+        fill_standard_deal(theirs)  # theirs: 3990
+        theirs.get_by_role("button", name="Save deal 1").click()
+        expect(theirs.locator(".totals")).to_contain_text("3990")
+    finally:
+        other.close()
+
+    phone.set_offline(False)
+    refused = page.locator("#scoreboard .pending-deal.refused")
+    expect(refused).to_contain_text("another phone entered that deal first", timeout=30_000)
+    expect(refused.locator(".pending-version").first).to_contain_text("+3990")  # theirs
+    expect(refused.locator(".pending-version").last).to_contain_text("+4000")  # ours
+    assert stored_deals(live_server, public_id) == 1
+
+    page.reload()  # still kept, still shown
+    expect(refused).to_contain_text("another phone entered that deal first")
+    refused.get_by_role("button", name="Save mine as the next deal").click()
+    expect(page.locator(".deal-table tbody tr")).to_have_count(2, timeout=30_000)
+    expect(page.locator("#scoreboard .pending-deal")).to_have_count(0)
+    assert stored_deals(live_server, public_id) == 2
