@@ -37,6 +37,8 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, render_template, request, url_for
 from flask_babel import gettext as _
 
+from .meld.page import RANK_LABELS
+
 bp = Blueprint("pwa", __name__)
 
 THEME_COLOUR = "#0b5d3b"
@@ -145,8 +147,48 @@ def offline_texts() -> dict[str, str]:
     }
 
 
+#: The knobs of a rule set that the meld check reads (static/js/meld.js).
+MELD_KNOBS = ("deals", "minimum_meld", "card_values", "book_bonus", "wild_limit", "discard_pickup")
+
+
+def meld_offline_data(checker: Any) -> dict[str, Any]:
+    """What static/js/meld-offline.js needs to check melds on this phone without a
+    connection: the rule set's meld knobs, the running total, and the page's words."""
+    rules = checker.rules.to_dict()
+    return {
+        "rules": {key: rules[key] for key in MELD_KNOBS},
+        "total": checker.state.total,
+        "labels": {rank: str(label) for rank, label in RANK_LABELS.items()},
+        "texts": {
+            "meld": _("Meld %(n)s: %(name)s", n="{n}", name="{name}"),
+            "points": _("%(n)s points", n="{n}"),
+            "legal": _("Legal"),
+            "illegal": _("Not legal"),
+            "enough": _("Enough: %(counted)s of %(minimum)s", counted="{counted}", minimum="{minimum}"),
+            "short": _("Short by %(n)s", n="{n}"),
+            "not_yet": _("Not yet"),
+            "sub": _(
+                "%(counted)s counted of the %(minimum)s needed in deal %(deal)s.",
+                counted="{counted}",
+                minimum="{minimum}",
+                deal="{deal}",
+            ),
+            "top": _("Made with the top card of the discard pile: its count includes the top card."),
+            "jokers": _("Jokers"),
+            "twos": _("Twos"),
+            "less": _("One less: %(what)s", what="{what}"),
+            "more": _("One more: %(what)s", what="{what}"),
+            "remove": _("Remove"),
+            "remove_meld": _("Remove meld %(n)s", n="{n}"),
+            "offline": _("No connection: checked on this phone."),
+            "needs_connection": _("No connection: this needs one, so nothing changed."),
+        },
+    }
+
+
 def register(app: Flask) -> None:
     """The blueprint, and the offline texts for the base template."""
     app.register_blueprint(bp)
     app.jinja_env.globals["offline_texts"] = offline_texts
     app.jinja_env.globals["theme_colour"] = THEME_COLOUR
+    app.jinja_env.globals["meld_offline_data"] = meld_offline_data

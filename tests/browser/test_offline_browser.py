@@ -181,3 +181,40 @@ def test_a_kept_deal_that_another_phone_entered_first_shows_both_and_is_never_dr
     expect(page.locator(".deal-table tbody tr")).to_have_count(2, timeout=30_000)
     expect(page.locator("#scoreboard .pending-deal")).to_have_count(0)
     assert stored_deals(live_server, public_id) == 2
+
+
+def test_the_meld_check_answers_on_this_phone_without_a_connection(phone: Any) -> None:
+    page = phone.new_page()
+    page.goto("/meld?rules=classic&deal=2")
+    controlled(page)
+    phone.set_offline(True)
+    verdict = page.locator("#meld-verdict")
+    page.get_by_role("button", name="Add a meld: Kings").click()
+    expect(page.locator(".meld-offline-note")).to_contain_text("checked on this phone")
+    expect(verdict).to_have_attribute("data-counted", "30")
+    expect(verdict).to_have_attribute("data-minimum", "90")
+    page.get_by_role("button", name="One more: Twos").click()
+    page.get_by_role("button", name="One more: Twos").click()  # two wilds in five cards
+    expect(page.locator("#meld-0")).to_have_attribute("data-legal", "false")
+    expect(page.locator("#meld-0 .meld-reasons")).to_contain_text(
+        "A meld of 5 cards may hold at most 1 wild card; this one has 2."
+    )
+    page.get_by_role("button", name="One less: Twos").click()
+    page.get_by_role("button", name="Add a meld of only wild cards").click()
+    for _ in range(3):
+        page.locator("#meld-1").get_by_role("button", name="One more: Jokers").click()
+    expect(verdict).to_have_attribute("data-counted", "200")  # 50 + 150
+    expect(verdict).to_have_attribute("data-enough", "true")
+    expect(verdict).to_contain_text("Enough: 200 of 90")
+    page.get_by_role("button", name="Deal 4 · 150").click()
+    expect(verdict).to_have_attribute("data-minimum", "150")
+    page.get_by_role("button", name="Remove meld 1").click()
+    expect(verdict).to_have_attribute("data-counted", "150")
+    expect(page.locator("#meld-0")).to_have_attribute("data-rank", "wild")
+
+    phone.set_offline(False)  # the server agrees with what this phone showed
+    page.get_by_role("button", name="Check", exact=True).click()
+    expect(page.locator(".meld-offline-note")).to_have_count(0)
+    expect(verdict).to_have_attribute("data-counted", "150")
+    expect(verdict).to_have_attribute("data-minimum", "150")
+    expect(verdict).to_have_attribute("data-enough", "true")
