@@ -37,6 +37,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, render_template, request, url_for
 from flask_babel import gettext as _
 
+from ..engine.presets import PRESETS
 from .meld.page import RANK_LABELS
 
 bp = Blueprint("pwa", __name__)
@@ -45,7 +46,8 @@ THEME_COLOUR = "#0b5d3b"
 BACKGROUND_COLOUR = "#f7f6f2"
 #: Static files the worker keeps from the start (others are kept when first used).
 SHELL_SUFFIXES = (".css", ".js", ".svg")
-#: Pages the worker keeps from the start: the offline fallback, home, meld check, rules.
+#: Pages the worker keeps from the start: the offline fallback, home, meld check, rules
+#: (then each preset's rules card, see shell_config).
 SHELL_PAGES = ("pwa.offline", "home.index", "meld.check", "rules.index")
 
 
@@ -112,6 +114,7 @@ def shell_config() -> dict[str, Any]:
         if name.endswith(SHELL_SUFFIXES) and name != "js/sw.js"
     )
     pages = [url_for(endpoint) for endpoint in SHELL_PAGES]
+    pages += [url_for("rules.preset", preset_id=preset_id) for preset_id in PRESETS]
     version = hashlib.sha256(json.dumps([assets, pages]).encode()).hexdigest()[:12]
     return {"version": version, "assets": assets, "pages": pages, "offline": pages[0]}
 

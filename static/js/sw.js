@@ -59,13 +59,15 @@
       }
       return response;
     }).catch(function (error) {
+      // This phone's copy of the page; else of the same page without its query (the meld
+      // check's state, say); else the offline page.
+      var path = new URL(request.url).pathname;
       return caches.open(PAGES).then(function (cache) {
-        return cache.match(request.url, { ignoreVary: true }).then(function (hit) {
+        return [request.url, path, config.offline].reduce(function (found, url) {
+          return found.then(function (hit) { return hit || cache.match(url, { ignoreVary: true }); });
+        }, Promise.resolve(null)).then(function (hit) {
           if (hit) return hit;
-          return cache.match(config.offline, { ignoreVary: true }).then(function (page) {
-            if (page) return page;
-            throw error;
-          });
+          throw error;
         });
       });
     });

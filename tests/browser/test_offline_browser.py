@@ -23,12 +23,19 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def phone(browser: Any, browser_context_args: dict[str, Any]) -> Iterator[Any]:
-    """A fresh phone (its own service worker, caches and IndexedDB) for each test."""
+    """A fresh phone (its own service worker, caches and IndexedDB) for each test; no
+    page of it may break the Content-Security-Policy."""
     context = browser.new_context(**browser_context_args)
+    refused: list[str] = []
+    context.on(
+        "console",
+        lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None,
+    )
     try:
         yield context
     finally:
         context.close()
+    assert refused == []
 
 
 def start_match(page: Any) -> str:
@@ -218,3 +225,48 @@ def test_the_meld_check_answers_on_this_phone_without_a_connection(phone: Any) -
     expect(verdict).to_have_attribute("data-counted", "150")
     expect(verdict).to_have_attribute("data-minimum", "150")
     expect(verdict).to_have_attribute("data-enough", "true")
+
+
+def test_a_match_page_keeps_the_screen_on_and_takes_the_lock_again_when_shown_again(
+    phone: Any,
+) -> None:
+    page = phone.new_page()
+    start_match(page)
+    has_lock = page.evaluate("'wakeLock' in navigator")
+    if not has_lock:
+        pytest.skip("this Chromium has no Screen Wake Lock API")
+    page.locator("h2").first.click()  # a tap, as some browsers want before a lock
+    page.wait_for_function("document.documentElement.dataset.wakeLock === 'on'")
+    page.evaluate(
+        "Object.defineProperty(document, 'visibilityState', {value: 'hidden', configurable: true});"
+        "document.dispatchEvent(new Event('visibilitychange'));"
+    )
+    page.evaluate(
+        "Object.defineProperty(document, 'visibilityState', {value: 'visible', configurable: true});"
+        "document.dispatchEvent(new Event('visibilitychange'));"
+    )
+    page.wait_for_function("document.documentElement.dataset.wakeLock === 'on'")
+
+
+def test_a_deal_saved_online_is_in_this_phones_copy_of_the_match(phone: Any) -> None:
+    page = phone.new_page()
+    start_match(page)
+    controlled(page)
+    fill_standard_deal(page)
+    page.get_by_role("button", name="Save deal 1").click()
+    expect(page.get_by_role("heading", name="Enter deal 2")).to_be_visible()
+    page.wait_for_function(
+        "caches.open('pages-v1').then(c => c.match(location.pathname))"
+        ".then(r => r && r.text()).then(t => Boolean(t) && t.includes('Enter deal 2'))"
+    )
+    phone.set_offline(True)
+    page.reload()
+    expect(page.locator(".totals")).to_contain_text("3990")
+    expect(page.get_by_role("heading", name="Enter deal 2")).to_be_visible()
+    page.goto("/rules")  # kept from the start, with each preset's rules card
+    page.get_by_role("link", name="Classic", exact=True).click()
+    expect(page).to_have_url("/rules/presets/classic")
+    expect(page.locator("main")).to_contain_text("1500")
+    page.goto("/clubs")  # never opened here: the offline page
+    expect(page.get_by_role("heading", name="No connection")).to_be_visible()
+    expect(page.locator("#kept-matches a")).to_have_count(1)
