@@ -143,6 +143,8 @@ def offline_texts() -> dict[str, str]:
         "timeout": _("No answer in time: deal %(n)s is kept on this phone until it can be sent.", **deal),
         "offline": _("No connection: nothing was saved. Your numbers are kept; tap Save again later."),
         "refused": _("Deal %(n)s was not saved: another phone entered that deal first.", **deal),
+        "problem": _("Deal %(n)s was not saved: the server found a problem with it.", **deal),
+        "edit": _("Put my numbers back in the form"),
         "theirs": _("Saved from the other phone"),
         "yours": _("Yours, kept on this phone"),
         "save_next": _("Save mine as the next deal"),

@@ -36,7 +36,10 @@
     copy.className = "no-js";
     copy.removeAttribute("data-wake-lock");
     copy.querySelectorAll("#pending-deals, .send-note, .flash").forEach(function (el) { el.remove(); });
-    copy.querySelectorAll("[data-draft-ready]").forEach(function (el) { el.removeAttribute("data-draft-ready"); });
+    copy.querySelectorAll("[data-draft-ready], [data-page-deal]").forEach(function (el) {
+      el.removeAttribute("data-draft-ready");
+      el.removeAttribute("data-page-deal");
+    });
     var html = "<!doctype html>\n" + copy.outerHTML;
     caches.open(PAGES).then(function (cache) {
       return cache.put(location.pathname, new Response(html, {
@@ -177,13 +180,15 @@
     });
   }
 
-  /* Renumber the form to the deal after the kept ones. */
+  /* Number the form for the deal after the kept ones (back to the page's own deal when
+     none is kept any more). */
   function advance(form, rows) {
-    if (!isNewDealForm(form) || !rows.length) return;
+    if (!isNewDealForm(form)) return;
     var expected = form.elements.expected_deal;
-    var next = rows[rows.length - 1].deal + 1;
+    if (!form.dataset.pageDeal) form.dataset.pageDeal = expected.value;
+    var next = rows.length ? rows[rows.length - 1].deal + 1 : parseInt(form.dataset.pageDeal, 10);
     var shown = parseInt(expected.value, 10);
-    if (shown >= next) return;
+    if (shown === next || !next) return;
     [form.querySelector("h2"), form.querySelector(".form-actions .primary")].forEach(function (el) {
       if (el) el.textContent = el.textContent.replace(String(shown), String(next));
     });
@@ -217,26 +222,56 @@
     return box;
   }
 
+  function actionButton(words, what, cls) {
+    var button = element("button", "button " + cls, words);
+    button.type = "button";
+    button.dataset.pending = what;
+    return button;
+  }
+
+  /* A kept deal the server refused: another phone's deal took its number ("taken"), or
+     the server found it impossible ("problem"); ours is shown beside, never dropped. */
   function refusedItem(row) {
     var li = element("li", "pending-deal refused");
+    var taken = row.refusal.kind === "taken";
     li.dataset.key = row.key;
     li.setAttribute("role", "alert");
-    li.appendChild(element("p", "pending-title", text("refused", row.deal)));
-    li.appendChild(element("h3", "", text("theirs")));
-    li.appendChild(fragment(row.refusal.theirs));
+    li.appendChild(element("p", "pending-title", text(taken ? "refused" : "problem", row.deal)));
+    if (taken) {
+      li.appendChild(element("h3", "", text("theirs")));
+      li.appendChild(fragment(row.refusal.theirs));
+    } else {
+      var problems = element("ul", "errors");
+      row.refusal.problems.forEach(function (p) { problems.appendChild(element("li", "", p)); });
+      li.appendChild(problems);
+    }
     li.appendChild(element("h3", "", text("yours")));
     li.appendChild(fragment(row.refusal.yours));
     var actions = element("div", "form-actions");
-    var again = element("button", "button primary", text("save_next"));
-    again.type = "button";
-    again.dataset.pending = "again";
-    var drop = element("button", "button danger", text("discard"));
-    drop.type = "button";
-    drop.dataset.pending = "discard";
-    actions.appendChild(again);
-    actions.appendChild(drop);
+    actions.appendChild(taken ? actionButton(text("save_next"), "again", "primary")
+      : actionButton(text("edit"), "edit", "primary"));
+    actions.appendChild(actionButton(text("discard"), "discard", "danger"));
     li.appendChild(actions);
     return li;
+  }
+
+  /* Put a refused deal's numbers back in the form, to be put right and saved. */
+  function edit(row) {
+    var form = document.getElementById("deal-entry");
+    if (!isNewDealForm(form)) return Promise.resolve();
+    clearEntry(form);
+    row.data.forEach(function (pair) {
+      var name = pair[0], value = pair[1];
+      if (name === "went_out") {
+        form.querySelectorAll("input[name=went_out]").forEach(function (r) { r.checked = r.value === value; });
+      } else if (name.indexOf("sides-") === 0 && form.elements[name]) {
+        form.elements[name].value = value;
+      }
+    });
+    return remove(row.key).then(function () {
+      var count = form.querySelector("input[name^='sides-']");
+      if (count) count.dispatchEvent(new Event("input", { bubbles: true }));
+    });
   }
 
   /* The kept deals of this match, in its scoreboard. */
@@ -276,6 +311,7 @@
   function refuse(row, html) {
     var doc = parse(html);
     var current = doc.querySelector("#deal-entry input[name=expected_deal]");
+    var next = current ? parseInt(current.value, 10) || null : null;
     var errors = doc.querySelector(".errors.general");
     var body = new URLSearchParams(row.data);
     body.set("csrf_token", (doc.querySelector("input[name=csrf_token]") || {}).value || "");
@@ -285,9 +321,15 @@
       .then(function (yours) {
         row.state = "refused";
         row.refusal = {
+          // The server moves a refused form on to the current deal when another phone's
+          // deal took this number; any other refusal is a problem with the numbers.
+          kind: next && next !== row.deal ? "taken" : "problem",
           theirs: (errors ? errors.outerHTML : "") + theirs(doc, row.deal),
+          problems: Array.prototype.map.call(doc.querySelectorAll("#match .errors li"), function (li) {
+            return li.textContent.trim();
+          }),
           yours: yours,
-          next: current ? parseInt(current.value, 10) || null : null
+          next: next
         };
         return put(row);
       });
@@ -364,6 +406,7 @@
     rowOf(button).then(function (row) {
       if (!row) return;
       if (button.dataset.pending === "discard") return remove(row.key);
+      if (button.dataset.pending === "edit") return edit(row);
       row.state = "waiting";
       row.deal = row.refusal.next || row.deal + 1;
       row.data = row.data.map(function (p) {

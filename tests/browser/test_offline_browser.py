@@ -270,3 +270,30 @@ def test_a_deal_saved_online_is_in_this_phones_copy_of_the_match(phone: Any) -> 
     page.goto("/clubs")  # never opened here: the offline page
     expect(page.get_by_role("heading", name="No connection")).to_be_visible()
     expect(page.locator("#kept-matches a")).to_have_count(1)
+
+
+def test_a_kept_deal_the_server_finds_impossible_comes_back_to_the_form_to_be_put_right(
+    phone: Any, live_server: LiveServer
+) -> None:
+    page = phone.new_page()
+    public_id = start_match(page)
+    controlled(page)
+    phone.set_offline(True)
+    fill_standard_deal(page)
+    page.fill("#sides-0-books_wild", "0")  # going out needs a wild book under classic
+    page.get_by_role("button", name="Save deal 1").click()
+    expect(page.locator("#scoreboard .pending-deal")).to_contain_text("waiting to be sent")
+
+    phone.set_offline(False)
+    refused = page.locator("#scoreboard .pending-deal.refused")
+    expect(refused).to_contain_text("the server found a problem", timeout=30_000)
+    expect(refused.locator(".errors li").first).to_be_visible()
+    assert stored_deals(live_server, public_id) == 0
+    refused.get_by_role("button", name="Put my numbers back in the form").click()
+    expect(refused).to_have_count(0)
+    expect(page.locator("#sides-0-melded_points")).to_have_value("690")
+    expect(page.locator("#sides-0-books_wild")).to_have_value("0")
+    page.fill("#sides-0-books_wild", "1")
+    page.get_by_role("button", name="Save deal 1").click()
+    expect(page.locator(".totals")).to_contain_text("3990")
+    assert stored_deals(live_server, public_id) == 1
