@@ -38,8 +38,8 @@ def main() -> None:
             page = browser.new_page(viewport={"width": size, "height": size})
             svg = (ICONS / source).read_text()
             page.set_content(
-                f'<style>html,body{{margin:0;background:transparent}}svg{{display:block;'
-                f'width:{size}px;height:{size}px}}</style>{svg}'
+                f"<style>html,body{{margin:0;background:transparent}}svg{{display:block;"
+                f"width:{size}px;height:{size}px}}</style>{svg}"
             )
             page.screenshot(path=str(ICONS / name), omit_background=True)
             page.close()

@@ -136,12 +136,20 @@ def offline_texts() -> dict[str, str]:
     """The words static/js/offline.js shows, translated like every other string."""
     deal = {"n": "{n}"}  # the script puts the deal number in
     return {
-        "queued": _("No connection: deal %(n)s is kept on this phone until it can be sent.", **deal),
+        "queued": _(
+            "No connection: deal %(n)s is kept on this phone until it can be sent.", **deal
+        ),
         "waiting": _("Deal %(n)s · waiting to be sent", **deal),
         "waiting_note": _("It is sent by itself when the connection returns."),
-        "server_error": _("The server had a problem: nothing was saved. Your numbers are kept; tap Save again."),
-        "timeout": _("No answer in time: deal %(n)s is kept on this phone until it can be sent.", **deal),
-        "offline": _("No connection: nothing was saved. Your numbers are kept; tap Save again later."),
+        "server_error": _(
+            "The server had a problem: nothing was saved. Your numbers are kept; tap Save again."
+        ),
+        "timeout": _(
+            "No answer in time: deal %(n)s is kept on this phone until it can be sent.", **deal
+        ),
+        "offline": _(
+            "No connection: nothing was saved. Your numbers are kept; tap Save again later."
+        ),
         "refused": _("Deal %(n)s was not saved: another phone entered that deal first.", **deal),
         "problem": _("Deal %(n)s was not saved: the server found a problem with it.", **deal),
         "edit": _("Put my numbers back in the form"),
@@ -169,7 +177,9 @@ def meld_offline_data(checker: Any) -> dict[str, Any]:
             "points": _("%(n)s points", n="{n}"),
             "legal": _("Legal"),
             "illegal": _("Not legal"),
-            "enough": _("Enough: %(counted)s of %(minimum)s", counted="{counted}", minimum="{minimum}"),
+            "enough": _(
+                "Enough: %(counted)s of %(minimum)s", counted="{counted}", minimum="{minimum}"
+            ),
             "short": _("Short by %(n)s", n="{n}"),
             "not_yet": _("Not yet"),
             "sub": _(
@@ -178,7 +188,9 @@ def meld_offline_data(checker: Any) -> dict[str, Any]:
                 minimum="{minimum}",
                 deal="{deal}",
             ),
-            "top": _("Made with the top card of the discard pile: its count includes the top card."),
+            "top": _(
+                "Made with the top card of the discard pile: its count includes the top card."
+            ),
             "jokers": _("Jokers"),
             "twos": _("Twos"),
             "less": _("One less: %(what)s", what="{what}"),

@@ -132,9 +132,11 @@ def test_a_server_error_on_save_is_told_beside_the_button_and_the_numbers_stay(
     public_id = start_match(page)
     page.route(
         f"**/m/{public_id}/deals",
-        lambda route: route.fulfill(status=500, body="boom")
-        if route.request.method == "POST"
-        else route.continue_(),
+        lambda route: (
+            route.fulfill(status=500, body="boom")
+            if route.request.method == "POST"
+            else route.continue_()
+        ),
     )
     fill_standard_deal(page)
     page.get_by_role("button", name="Save deal 1").click()
@@ -227,25 +229,42 @@ def test_the_meld_check_answers_on_this_phone_without_a_connection(phone: Any) -
     expect(verdict).to_have_attribute("data-enough", "true")
 
 
+#: Keeps every screen lock the page takes in window.locks (the real API underneath).
+COUNT_LOCKS = """
+if (navigator.wakeLock) {
+  const request = navigator.wakeLock.request.bind(navigator.wakeLock);
+  window.locks = [];
+  navigator.wakeLock.request = type => request(type).then(l => (window.locks.push(l), l));
+}
+"""
+
+
 def test_a_match_page_keeps_the_screen_on_and_takes_the_lock_again_when_shown_again(
     phone: Any,
 ) -> None:
+    phone.add_init_script(COUNT_LOCKS)
     page = phone.new_page()
     start_match(page)
-    has_lock = page.evaluate("'wakeLock' in navigator")
-    if not has_lock:
+    if not page.evaluate("'wakeLock' in navigator"):
         pytest.skip("this Chromium has no Screen Wake Lock API")
-    page.locator("h2").first.click()  # a tap, as some browsers want before a lock
     page.wait_for_function("document.documentElement.dataset.wakeLock === 'on'")
-    page.evaluate(
-        "Object.defineProperty(document, 'visibilityState', {value: 'hidden', configurable: true});"
-        "document.dispatchEvent(new Event('visibilitychange'));"
-    )
-    page.evaluate(
-        "Object.defineProperty(document, 'visibilityState', {value: 'visible', configurable: true});"
-        "document.dispatchEvent(new Event('visibilitychange'));"
-    )
+    assert page.evaluate("window.locks.length") == 1
+    # The browser drops the lock when the page is hidden; shown again, it is taken again.
+    page.evaluate("window.locks[0].release()")
+    page.wait_for_function("document.documentElement.dataset.wakeLock === 'off'")
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
     page.wait_for_function("document.documentElement.dataset.wakeLock === 'on'")
+    assert page.evaluate("window.locks.length") == 2
+    assert page.evaluate("window.locks[1].released") is False
+
+
+def test_no_screen_lock_is_taken_outside_a_match(phone: Any) -> None:
+    phone.add_init_script(COUNT_LOCKS)
+    page = phone.new_page()
+    page.goto("/rules")
+    page.locator("h1").first.click()
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.locks ? window.locks.length : 0") == 0
 
 
 def test_a_deal_saved_online_is_in_this_phones_copy_of_the_match(phone: Any) -> None:

@@ -41,9 +41,7 @@ RULE_SETS: dict[str, RuleSet] = {
     "pile-of-9": variant("whitnack", discard_pickup={"pile_minimum": 9}),
     "no-cap": variant("classic", wild_limit={"max_wilds": None, "naturals_per_wild": 1}),
     "one-wild": variant("classic", wild_limit={"max_wilds": 1, "naturals_per_wild": 3}),
-    "thresholds": variant(
-        "classic", minimum_meld=[[0, 50], [2500, 90], [5000, 120], [7500, 150]]
-    ),
+    "thresholds": variant("classic", minimum_meld=[[0, 50], [2500, 90], [5000, 120], [7500, 150]]),
     "six-deals": variant("four-books", deals=6, minimum_meld=[50, 90, 120, 150, 150, 200]),
 }
 
@@ -62,7 +60,13 @@ def case(
         "total": total,
         "pile": pile,
         "melds": [
-            {"rank": m[0], "naturals": m[1], "jokers": m[2], "twos": m[3], "top_card": m[4:] == (True,)}
+            {
+                "rank": m[0],
+                "naturals": m[1],
+                "jokers": m[2],
+                "twos": m[3],
+                "top_card": m[4:] == (True,),
+            }
             for m in melds
         ],
     }
@@ -185,7 +189,9 @@ def test_the_script_answers_three_thousand_generated_cases_as_the_engine_does(
     cases = answers["cases"][len(TABLE) :]
     different = [
         (c, s, e)
-        for c, s, e in zip(cases, answers["script"][len(TABLE) :], map(engine_answer, cases), strict=True)
+        for c, s, e in zip(
+            cases, answers["script"][len(TABLE) :], map(engine_answer, cases), strict=True
+        )
         if s != e
     ]
     assert not different, different[:3]
@@ -193,7 +199,12 @@ def test_the_script_answers_three_thousand_generated_cases_as_the_engine_does(
 
 def test_the_generated_cases_reach_every_verdict(answers: dict[str, Any]) -> None:
     """The comparison means something: legal and illegal melds, enough and short."""
-    reasons = {r.split(";")[0].split(" ")[0] for a in answers["script"] for m in a["melds"] for r in m["reasons"]}
+    reasons = {
+        r.split(";")[0].split(" ")[0]
+        for a in answers["script"]
+        for m in a["melds"]
+        for r in m["reasons"]
+    }
     assert {"A", "This", "The", "Taking"} <= reasons
     assert {a["enough"] for a in answers["script"]} == {True, False}
     assert len({a["minimum"] for a in answers["script"]}) >= 4

@@ -107,7 +107,9 @@ def test_a_new_static_file_version_gives_the_service_worker_a_new_version(
     client: FlaskClient,
 ) -> None:
     def version() -> str:
-        return re.search(r'"version": "([0-9a-f]+)"', client.get("/sw.js").get_data(as_text=True))[1]
+        return re.search(r'"version": "([0-9a-f]+)"', client.get("/sw.js").get_data(as_text=True))[
+            1
+        ]
 
     before = version()
     client.application.extensions["asset_hashes"]["css/app.css"] = "0123456789ab"

@@ -71,9 +71,7 @@ def fetch(client: FlaskClient, url: str, etag: str | None = None) -> tuple[Fetch
     return info, body
 
 
-def visit(
-    client: FlaskClient, path: str, before: list[Fetched] | None = None
-) -> list[Fetched]:
+def visit(client: FlaskClient, path: str, before: list[Fetched] | None = None) -> list[Fetched]:
     """The page and everything its HTML makes the browser load (the service worker too).
 
     A repeat visit (``before``: what the first one fetched) takes what is cached as
