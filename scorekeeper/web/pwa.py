@@ -128,8 +128,7 @@ def favicon() -> Response:
 @bp.get("/offline")
 def offline() -> Response:
     """Shown by the service worker for a page that was never opened on this phone."""
-    response = Response(render_template("pwa/offline.html"))
-    return response
+    return Response(render_template("pwa/offline.html"))
 
 
 def offline_texts() -> dict[str, str]:
