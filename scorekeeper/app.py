@@ -28,6 +28,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     register_templating(app)
     register_security_headers(app)
     register_assets(app)
+    register_actor(app)
     register_commands(app)
     return app
 
@@ -50,6 +51,7 @@ def register_blueprints(app: Flask) -> None:
     from .web.api.views import bp as api_bp
     from .web.clubs.views import bp as clubs_bp
     from .web.home.views import bp as home_bp
+    from .web.matches.trail import bp as trail_bp
     from .web.matches.views import bp as matches_bp
     from .web.meld.views import bp as meld_bp
     from .web.pwa import register as register_pwa
@@ -57,6 +59,7 @@ def register_blueprints(app: Flask) -> None:
 
     app.register_blueprint(home_bp)
     app.register_blueprint(matches_bp)
+    app.register_blueprint(trail_bp)
     app.register_blueprint(meld_bp)
     app.register_blueprint(rules_bp)
     app.register_blueprint(clubs_bp)
@@ -89,6 +92,13 @@ def register_security_headers(app: Flask) -> None:
 def register_assets(app: Flask) -> None:
     """Versioned static URLs with a year of caching; brotli or gzip for text responses."""
     from .web.assets import register
+
+    register(app)
+
+
+def register_actor(app: Flask) -> None:
+    """The device cookie that labels this browser's changes in the audit trail."""
+    from .web.actor import register
 
     register(app)
 
