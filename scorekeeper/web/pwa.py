@@ -149,6 +149,10 @@ def offline_texts() -> dict[str, str]:
         "offline": _(
             "No connection: nothing was saved. Your numbers are kept; tap Save again later."
         ),
+        "offline_correction": _(
+            "No connection: the correction was not saved. Your numbers are kept; "
+            "tap Save again when the connection returns."
+        ),
         "refused": _("Deal %(n)s was not saved: another phone entered that deal first.", **deal),
         "problem": _("Deal %(n)s was not saved: the server found a problem with it.", **deal),
         "edit": _("Put my numbers back in the form"),

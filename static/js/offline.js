@@ -280,6 +280,15 @@
     var form = event.detail.elt;
     if (form && form.id === "deal-entry") message(form, text("server_error"), "send-error");
   });
+  /* A correction is a plain form post: without a connection the browser would leave for
+     its own error page. Say so beside Save instead, and keep the numbers in the form. */
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (form.id !== "deal-entry" || isNewDealForm(form)) return;
+    if (navigator.onLine) { message(form, ""); return; }
+    event.preventDefault();
+    message(form, text("offline_correction"), "send-error");
+  });
   document.addEventListener("htmx:afterSettle", function (event) {
     var swapped = event.target;
     if (swapped.closest && swapped.closest("#preview, .checklist")) return;  // not the scoreboard

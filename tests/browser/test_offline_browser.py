@@ -316,3 +316,31 @@ def test_a_kept_deal_the_server_finds_impossible_comes_back_to_the_form_to_be_pu
     page.get_by_role("button", name="Save deal 1").click()
     expect(page.locator(".totals")).to_contain_text("3990")
     assert stored_deals(live_server, public_id) == 1
+
+
+def test_a_correction_saved_without_a_connection_says_so_beside_save_and_keeps_the_numbers(
+    phone: Any, live_server: LiveServer
+) -> None:
+    page = phone.new_page()
+    public_id = start_match(page)
+    controlled(page)
+    fill_standard_deal(page)
+    page.get_by_role("button", name="Save deal 1").click()
+    expect(page.locator(".totals")).to_contain_text("3990")
+    page.goto(f"/m/{public_id}/deals/1/edit")
+    expect(page.get_by_role("heading", name="Correct deal 1")).to_be_visible()
+
+    phone.set_offline(True)
+    page.fill("#sides-0-melded_points", "700")
+    page.get_by_role("button", name="Save the correction").click()
+    note = page.locator("#deal-entry .send-note")
+    expect(note).to_contain_text("No connection: the correction was not saved")
+    expect(note).to_have_attribute("role", "alert")
+    expect(page).to_have_url(f"/m/{public_id}/deals/1/edit")
+    expect(page.locator("#sides-0-melded_points")).to_have_value("700")
+
+    phone.set_offline(False)
+    page.get_by_role("button", name="Save the correction").click()
+    expect(page).to_have_url(f"/m/{public_id}")
+    expect(page.locator(".totals")).to_contain_text("4000")
+    assert stored_deals(live_server, public_id) == 1
