@@ -38,6 +38,7 @@ from flask import Blueprint, Flask, Response, current_app, render_template, requ
 from flask_babel import gettext as _
 
 from ..engine.presets import PRESETS
+from .assets import static_bytes
 from .meld.page import RANK_LABELS
 
 bp = Blueprint("pwa", __name__)
@@ -97,7 +98,8 @@ def _icon(filename: str, sizes: str, kind: str, purpose: str) -> dict[str, str]:
 def service_worker() -> Response:
     """The service worker, with the URLs it keeps for offline use put in front of it."""
     folder = Path(current_app.static_folder or "static")
-    code = (folder / "js" / "sw.js").read_text(encoding="utf-8")
+    minify = bool(current_app.config.get("STATIC_MINIFY"))
+    code = static_bytes(folder / "js" / "sw.js", minify).decode("utf-8")
     config = shell_config()
     body = f"self.SCOREKEEPER = {json.dumps(config)};\n{code}"
     response = _revalidated(Response(body, mimetype="text/javascript"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import brotli
@@ -193,3 +194,29 @@ def test_html_pages_are_not_cached_long_and_keep_the_strict_csp(
     assert response.headers["Cache-Control"] == "no-cache"
     assert response.headers["Content-Security-Policy"] == CSP
     assert "'unsafe-inline'" not in CSP
+
+
+def test_our_scripts_and_stylesheets_are_sent_minified_and_vendored_files_as_they_are(
+    client: FlaskClient,
+) -> None:
+    static = Path(client.application.static_folder or "static")
+    for name in ("js/offline.js", "js/app.js", "js/meld.js", "css/app.css"):
+        source = (static / name).read_bytes()
+        sent = client.get(f"/static/{name}", headers={"Accept-Encoding": "identity"}).data
+        assert len(sent) < 0.9 * len(source), name
+        assert b"/*" not in sent and b"\n  " not in sent, name
+    vendored = next(static.glob("vendor/htmx/*.min.js")).relative_to(static).as_posix()
+    sent = client.get(f"/static/{vendored}", headers={"Accept-Encoding": "identity"}).data
+    assert sent == (static / vendored).read_bytes()
+    worker = client.get("/sw.js", headers={"Accept-Encoding": "identity"}).get_data(as_text=True)
+    assert "/*" not in worker and "self.SCOREKEEPER" in worker
+
+
+@pytest.mark.parametrize("app_config", [{"STATIC_MINIFY": False}])
+def test_minifying_can_be_turned_off_and_the_sources_are_sent_as_written(
+    client: FlaskClient,
+) -> None:
+    static = Path(client.application.static_folder or "static")
+    for url in ("/static/js/offline.js", "/static/css/app.css"):
+        response = client.get(url, headers=BROWSER)
+        assert decoded(response) == (static / url.removeprefix("/static/")).read_bytes()
