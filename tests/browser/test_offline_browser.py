@@ -1,11 +1,13 @@
 """At the table without a signal (issue 13), in Chromium at 390 x 844: the app is
 installable (manifest fetched and parsed, service worker registered and controlling),
 a deal saved offline is kept and shown as waiting, survives an offline reload, and is
-stored exactly once when the connection returns; a server error on Save is told in
+stored exactly once when the connection returns; a save whose answer never comes is kept
+and sent again without a second deal; a server error on Save is told in
 words and the numbers stay."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -344,3 +346,48 @@ def test_a_correction_saved_without_a_connection_says_so_beside_save_and_keeps_t
     expect(page).to_have_url(f"/m/{public_id}")
     expect(page.locator(".totals")).to_contain_text("4000")
     assert stored_deals(live_server, public_id) == 1
+
+
+def test_a_save_with_no_answer_in_time_is_kept_and_sent_again_without_a_second_deal(
+    browser: Any, browser_context_args: dict[str, Any], live_server: LiveServer
+) -> None:
+    """The server saved the deal but its answer never came: the phone keeps the deal,
+    says so beside Save, and sending it again (same idempotency key) stores nothing more.
+    No service worker here, so that the test sees and holds the page's own requests."""
+    context = browser.new_context(**browser_context_args, service_workers="block")
+    try:
+        page = context.new_page()
+        public_id = start_match(page)
+        page.evaluate("htmx.config.timeout = 1500")
+        held: list[Any] = []
+
+        def answer_lost(route: Any) -> None:
+            if route.request.method == "POST" and not held:
+                held.append(route.fetch())  # the server saves it; the phone never hears
+                return
+            route.continue_()
+
+        page.route(f"**/m/{public_id}/deals", answer_lost)
+        sync_requests: list[Any] = []  # held until the kept deal has been looked at
+        page.route(re.compile(r"/static/js/sync\.js"), lambda route: sync_requests.append(route))
+        fill_standard_deal(page)
+        page.get_by_role("button", name="Save deal 1").click()
+
+        note = page.locator("#deal-entry .send-note")
+        expect(note).to_contain_text("No answer in time: deal 1 is kept on this phone")
+        waiting = page.locator("#scoreboard .pending-deal")
+        expect(waiting).to_contain_text("Deal 1 · waiting to be sent")
+        expect(waiting).to_contain_text("690")
+        assert held and held[0].ok  # the server did save it
+        assert stored_deals(live_server, public_id) == 1
+
+        page.wait_for_function("document.querySelector('script[src*=\"sync.js\"]') !== null")
+        while not sync_requests:
+            page.wait_for_timeout(50)
+        sync_requests[0].continue_()
+        expect(waiting).to_have_count(0, timeout=30_000)
+        expect(page.locator(".totals")).to_contain_text("3990")
+        expect(page.locator(".deal-table tbody tr")).to_have_count(1)
+        assert stored_deals(live_server, public_id) == 1
+    finally:
+        context.close()
