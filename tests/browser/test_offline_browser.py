@@ -104,6 +104,7 @@ def test_a_deal_saved_offline_waits_survives_a_reload_and_is_stored_once_back_on
     controlled(page)
     phone.set_offline(True)
     fill_standard_deal(page)
+    key = page.locator("#deal-entry input[name=submission_key]").input_value()
     page.get_by_role("button", name="Save deal 1").click()
 
     waiting = page.locator("#scoreboard .pending-deal")
@@ -111,6 +112,20 @@ def test_a_deal_saved_offline_waits_survives_a_reload_and_is_stored_once_back_on
     expect(page.locator(".send-note")).to_contain_text("No connection")
     expect(page.get_by_role("heading", name="Enter deal 2")).to_be_visible()
     assert stored_deals(live_server, public_id) == 0
+    kept = page.evaluate(
+        "ScorekeeperKept.all().then(rows => rows.map(r => ({key: r.key, deal: r.deal,"
+        " version: r.version, state: r.state, page: r.page,"
+        " sent: Object.fromEntries(r.data)})))"
+    )
+    assert len(kept) == 1
+    assert kept[0]["key"] == key == kept[0]["sent"]["submission_key"]  # idempotency key
+    assert kept[0]["deal"] == 1 and kept[0]["sent"]["expected_deal"] == "1"
+    assert kept[0]["version"] == kept[0]["sent"]["version"] == ""  # a new deal has none yet
+    assert kept[0]["state"] == "waiting" and kept[0]["page"] == f"/m/{public_id}"
+    assert "csrf_token" not in kept[0]["sent"]  # a fresh one is fetched when it is sent
+    assert kept[0]["sent"]["sides-0-melded_points"] == "690"
+    new_key = page.locator("#deal-entry input[name=submission_key]").input_value()
+    assert new_key != key  # the form for deal 2 has its own
 
     page.reload()  # still offline: this phone's copy of the match, and the kept deal
     expect(page.locator("#scoreboard .totals")).to_contain_text("Ann & Bob")
