@@ -155,6 +155,10 @@ def offline_texts() -> dict[str, str]:
             "No connection: the correction was not saved. Your numbers are kept; "
             "tap Save again when the connection returns."
         ),
+        "not_sent": _("No connection: nothing was changed. Try again when it returns."),
+        "no_answer": _("No answer in time: reload the page to see whether it was done."),
+        "failed": _("The server had a problem: nothing was changed. Try again."),
+        "refused_request": _("That could not be done: reload the page and try again."),
         "refused": _("Deal %(n)s was not saved: another phone entered that deal first.", **deal),
         "problem": _("Deal %(n)s was not saved: the server found a problem with it.", **deal),
         "edit": _("Put my numbers back in the form"),

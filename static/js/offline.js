@@ -280,6 +280,33 @@
     var form = event.detail.elt;
     if (form && form.id === "deal-entry") message(form, text("server_error"), "send-error");
   });
+  /* The match page's other saves (Restore deal N, Name this phone): a failed send is told
+     beside their button, and what was typed stays. */
+  function otherPost(event) {
+    var form = event.detail.elt, config = event.detail.requestConfig;
+    return form && form.tagName === "FORM" && form.id !== "deal-entry" &&
+      config && config.verb === "post" ? form : null;
+  }
+  function beside(form, words) {
+    var note = form.querySelector(".send-note");
+    if (!words) { if (note) note.remove(); return; }
+    if (!note) {
+      var button = form.querySelector("button[type=submit]");
+      note = element("p", "send-note send-error");
+      note.setAttribute("role", "alert");
+      (button ? button.parentNode : form).insertBefore(note, button);
+    }
+    note.textContent = words;
+  }
+  [["htmx:beforeRequest", ""], ["htmx:sendError", "not_sent"], ["htmx:timeout", "no_answer"],
+   ["htmx:responseError", "failed"]].forEach(function (pair) {
+    document.addEventListener(pair[0], function (event) {
+      var form = otherPost(event), why = pair[1];
+      if (!form) return;
+      if (why === "failed" && event.detail.xhr.status < 500) why = "refused_request";
+      beside(form, why && text(why));
+    });
+  });
   /* A correction is a plain form post: without a connection the browser would leave for
      its own error page. Say so beside Save instead, and keep the numbers in the form. */
   document.addEventListener("submit", function (event) {

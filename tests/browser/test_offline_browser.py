@@ -406,3 +406,32 @@ def test_a_save_with_no_answer_in_time_is_kept_and_sent_again_without_a_second_d
         assert stored_deals(live_server, public_id) == 1
     finally:
         context.close()
+
+
+def test_naming_the_phone_without_a_connection_or_on_a_server_error_says_so_beside_save(
+    phone: Any,
+) -> None:
+    page = phone.new_page()
+    public_id = start_match(page)
+    page.get_by_text("Name this phone").first.click()
+    form = page.locator("#device-name form")
+    page.fill("#device-name-input", "Ann’s phone")
+
+    phone.set_offline(True)
+    form.get_by_role("button", name="Save the name").click()
+    note = form.locator(".send-note")
+    expect(note).to_contain_text("No connection: nothing was changed")
+    expect(note).to_have_attribute("role", "alert")
+    expect(page.locator("#device-name-input")).to_have_value("Ann’s phone")
+
+    phone.set_offline(False)
+    page.route(f"**/m/{public_id}/device", lambda route: route.fulfill(status=500, body="boom"))
+    form.get_by_role("button", name="Save the name").click()
+    expect(note).to_contain_text("The server had a problem: nothing was changed")
+    expect(note).to_have_count(1)
+    expect(page.locator("#device-name-input")).to_have_value("Ann’s phone")
+
+    page.unroute(f"**/m/{public_id}/device")
+    form.get_by_role("button", name="Save the name").click()
+    expect(page.locator("#device-name summary")).to_contain_text("This phone: Ann’s phone")
+    expect(page.locator("#device-name .send-note")).to_have_count(0)
