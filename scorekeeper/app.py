@@ -27,6 +27,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     register_errorhandlers(app)
     register_templating(app)
     register_security_headers(app)
+    register_assets(app)
     register_actor(app)
     register_input_guards(app)
     register_commands(app)
@@ -56,6 +57,7 @@ def register_blueprints(app: Flask) -> None:
     from .web.matches.trail import bp as trail_bp
     from .web.matches.views import bp as matches_bp
     from .web.meld.views import bp as meld_bp
+    from .web.pwa import register as register_pwa
     from .web.rules.views import bp as rules_bp
 
     app.register_blueprint(home_bp)
@@ -65,6 +67,7 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(rules_bp)
     app.register_blueprint(clubs_bp)
     app.register_blueprint(api_bp)
+    register_pwa(app)
     csrf.exempt(api_bp)  # the JSON API saves nothing
 
 
@@ -85,6 +88,13 @@ def register_templating(app: Flask) -> None:
 def register_security_headers(app: Flask) -> None:
     """A strict Content-Security-Policy: nothing loads from another host, no inline code."""
     from .web.security import register
+
+    register(app)
+
+
+def register_assets(app: Flask) -> None:
+    """Versioned static URLs with a year of caching; brotli or gzip for text responses."""
+    from .web.assets import register
 
     register(app)
 

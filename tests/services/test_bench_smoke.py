@@ -104,3 +104,26 @@ def test_the_benchmark_refuses_sizes_and_limits_that_make_no_sense(arguments, ca
         pages.main(arguments)
     assert stopped.value.code == 2
     assert "must be" in capsys.readouterr().err
+
+
+def test_the_wire_benchmark_weighs_every_page_in_every_encoding(app):
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    wire = importlib.import_module("bench.wire")
+    rows = wire.run(app, deals=1)
+    assert [row.name for row in rows] == [
+        "match page",
+        "home page",
+        "meld check",
+        "service worker install",
+    ]
+    for row in rows[:3]:
+        first, repeat = row.first, row.repeat
+        assert first["br"].requests == first["identity"].requests >= 5, row.name
+        assert 0 < first["br"].bytes < first["gzip"].bytes < first["identity"].bytes, row.name
+        # a repeat visit asks only for the page, the manifest and the worker (304s)
+        assert [s for _, s, _ in repeat["br"].files] == [200, 304, 304], row.name
+    table = wire.format_table(rows)
+    assert table.count("\n") == 2 + 2 * 3, table
+    assert wire.problems(rows, first_budget=1, repeat_budget=1)  # a tiny budget is passed
+    assert not wire.problems(rows, first_budget=1000, repeat_budget=1000)

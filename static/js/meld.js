@@ -1,0 +1,112 @@
+/* The minimum-meld check in the browser, for use without a connection: the same answers
+   as the engine's (scorekeeper/engine/meld.py, RULES.md sections 1 and 6), fed the rule
+   set's JSON (RuleSet.to_dict). tests/web/test_meld_js.py runs the same cases through
+   both and compares every answer. Plain JavaScript, no build step; in Node it is a
+   CommonJS module, in the page it is window.ScorekeeperMeld. */
+(function (root, factory) {
+  "use strict";
+  if (typeof module === "object" && module.exports) module.exports = factory();
+  else root.ScorekeeperMeld = factory();
+})(typeof self !== "undefined" ? self : this, function () {
+  "use strict";
+  var WILD = "wild", MIN_MELD = 3, MAX_MELD = 7;
+  var RANK_NAMES = {
+    A: "aces", K: "kings", Q: "queens", J: "jacks", "10": "tens", "9": "nines",
+    "8": "eights", "7": "sevens", "6": "sixes", "5": "fives", "4": "fours"
+  };
+
+  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+
+  function allows(limit, naturals, wilds) {
+    if (limit.max_wilds !== null && limit.max_wilds !== undefined && wilds > limit.max_wilds) return false;
+    return naturals >= limit.naturals_per_wild * wilds;
+  }
+
+  function mostWilds(limit, size) {
+    var most = 0;
+    for (var w = 0; w <= size; w++) if (allows(limit, size - w, w)) most = w;
+    return most;
+  }
+
+  function wildsOf(meld) { return (meld.jokers || 0) + (meld.twos || 0); }
+  function sizeOf(meld) { return (meld.naturals || 0) + wildsOf(meld); }
+
+  function value(rules, meld) {
+    var values = rules.card_values;
+    var natural = meld.rank === WILD ? 0 : (meld.naturals || 0) * values[meld.rank];
+    return natural + (meld.jokers || 0) * values.joker + (meld.twos || 0) * values["2"];
+  }
+
+  function pickupReasons(rules, meld, pileSize) {
+    var reasons = [];
+    var pickup = rules.discard_pickup;
+    var name = RANK_NAMES[meld.rank];
+    var fromHand = (meld.naturals || 0) - 1;
+    if (pickup.pair === "natural" && fromHand < 2) {
+      reasons.push("Taking the pile needs two natural " + name + " from your hand with the top card;" +
+        " this meld has " + fromHand + ".");
+    } else if (pickup.pair === "natural_or_wild" && (fromHand < 1 || fromHand + wildsOf(meld) < 2)) {
+      reasons.push("Taking the pile needs a pair from your hand with the top card: two " + name +
+        ", or one and a wild card.");
+    }
+    if (pileSize !== null && pileSize !== undefined && pileSize < pickup.pile_minimum) {
+      reasons.push("The pile can only be taken when it holds " + pickup.pile_minimum + " cards;" +
+        " it holds " + pileSize + ".");
+    }
+    return reasons;
+  }
+
+  /* Every reason a meld is not legal under the rules (empty when it is). */
+  function meldReasons(rules, meld, pileSize) {
+    var reasons = [];
+    var size = sizeOf(meld), wilds = wildsOf(meld);
+    if (size < MIN_MELD) {
+      reasons.push("A meld needs at least " + MIN_MELD + " cards; this one has " + size + ".");
+    } else if (size > MAX_MELD) {
+      reasons.push("A meld holds at most " + MAX_MELD + " cards; this one has " + size + ".");
+    }
+    if (meld.rank === WILD) {
+      if (rules.book_bonus.wild === null || rules.book_bonus.wild === undefined) {
+        reasons.push("This rule set has no wild books, so a meld of only wild cards is not allowed.");
+      }
+      if (meld.top_card) reasons.push("The discard pile cannot be taken with a wild card on top.");
+      return reasons;
+    }
+    if (wilds && !allows(rules.wild_limit, meld.naturals || 0, wilds)) {
+      var most = mostWilds(rules.wild_limit, size);
+      var allowed = most === 0 ? "no wild card" : "at most " + plural(most, "wild card");
+      reasons.push("A meld of " + size + " cards may hold " + allowed + "; this one has " + wilds + ".");
+    }
+    if (meld.top_card) reasons = reasons.concat(pickupReasons(rules, meld, pileSize));
+    return reasons;
+  }
+
+  /* The minimum for a deal (1-based), or for a running total with thresholds. */
+  function minimumFor(rules, deal, runningTotal) {
+    var table = rules.minimum_meld;
+    if (typeof table[0] === "number") return table[deal - 1];
+    var minimum = table[0][1];
+    table.forEach(function (pair) { if (runningTotal >= pair[0]) minimum = pair[1]; });
+    return minimum;
+  }
+
+  /* The answer of POST /api/v1/meld (MeldCheck.as_dict) for melds already read. */
+  function checkMeld(rules, deal, melds, runningTotal, pileSize) {
+    var verdicts = melds.map(function (meld) {
+      var reasons = meldReasons(rules, meld, pileSize);
+      return { legal: reasons.length === 0, value: value(rules, meld), reasons: reasons };
+    });
+    var minimum = minimumFor(rules, deal, runningTotal || 0);
+    var counted = verdicts.reduce(function (sum, v) { return sum + (v.legal ? v.value : 0); }, 0);
+    return {
+      deal: deal,
+      minimum: minimum,
+      counted: counted,
+      enough: verdicts.every(function (v) { return v.legal; }) && counted >= minimum,
+      short_by: Math.max(0, minimum - counted),
+      melds: verdicts
+    };
+  }
+
+  return { checkMeld: checkMeld, meldReasons: meldReasons, minimumFor: minimumFor, value: value };
+});
