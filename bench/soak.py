@@ -25,20 +25,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import secrets
 import shutil
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -47,249 +39,22 @@ if str(ROOT) not in sys.path:  # run as a script: make ``bench`` importable
     sys.path.insert(0, str(ROOT))
 
 from flask import Flask  # noqa: E402
-from sqlalchemy import inspect, select, text  # noqa: E402
 
-from bench.history import build_club  # noqa: E402
 from bench.soak_check import Findings, check  # noqa: E402
-from bench.soak_client import HOST, Browser, Budget, Ledger, Traffic  # noqa: E402
-from bench.soak_scorers import Pool, Scorer, Shared  # noqa: E402
+from bench.soak_client import Ledger, Traffic  # noqa: E402
+from bench.soak_phases import (  # noqa: E402
+    Prepared,
+    Reads,
+    drop_everything,
+    prepare,
+    read_phase,
+    read_urls,
+    write_phase,
+)
+from bench.soak_server import Server, free_port  # noqa: E402
 from scorekeeper.app import create_app  # noqa: E402
 from scorekeeper.config import normalise_db_url  # noqa: E402
-from scorekeeper.engine import PRESETS, Side  # noqa: E402
 from scorekeeper.extensions import db  # noqa: E402
-from scorekeeper.models import Club, Deal, Match, Player, Season  # noqa: E402
-from scorekeeper.services import clubs, matches  # noqa: E402
-
-SERVE = (sys.executable, "-m", "scorekeeper.cli", "serve")  # this checkout's code, not main's
-MAX_REQUESTS = 500_000  # a hard bound on the run's traffic, whatever the durations
-
-
-class Server:
-    """``scorekeeper serve`` on loopback, watched: a planned kill, or a crash, restarts it."""
-
-    def __init__(self, port: int, env: dict[str, str], log: Path, threads: int) -> None:
-        self.port, self.env, self.log, self.threads = port, env, log, threads
-        self.process: subprocess.Popen[bytes] | None = None
-        self.kills = 0
-        self.crashes: list[str] = []  # how each unplanned death ended
-        self.restart_seconds: list[float] = []
-        self.kill_at: float | None = None
-        self._stop = threading.Event()
-        self._watcher = threading.Thread(target=self._watch, daemon=True)
-
-    def start(self) -> None:
-        with self.log.open("ab") as out:
-            out.write(f"\n== start at {time.strftime('%H:%M:%S')}\n".encode())
-            out.flush()
-            self.process = subprocess.Popen(
-                [*SERVE, "--host", HOST, "--port", str(self.port), "--threads", str(self.threads)],
-                cwd=ROOT,
-                env=self.env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        self._wait_ready()
-
-    def _wait_ready(self, limit: float = 120.0) -> None:
-        started = time.monotonic()
-        while time.monotonic() - started < limit:
-            if self.process is None or self.process.poll() is not None:
-                raise SystemExit(f"soak: the server did not start; see {self.log}")
-            try:
-                with socket.create_connection((HOST, self.port), timeout=1):
-                    return
-            except OSError:
-                time.sleep(0.1)
-        raise SystemExit(f"soak: the server did not listen within {limit:.0f} s; see {self.log}")
-
-    def watch(self) -> None:
-        """Watch the server from now on (kill at ``kill_at``; restart after any death)."""
-        self._watcher.start()
-
-    def _watch(self) -> None:
-        while not self._stop.wait(0.1):
-            assert self.process is not None
-            if self.kill_at is not None and time.monotonic() >= self.kill_at:
-                self.kill_at = None
-                os.kill(self.process.pid, signal.SIGKILL)
-                self.process.wait()
-                self.kills += 1
-                self._restart()
-            elif self.process.poll() is not None:
-                self.crashes.append(_ended(self.process.returncode))
-                self._restart()
-
-    def _restart(self) -> None:
-        began = time.monotonic()
-        self.start()
-        self.restart_seconds.append(time.monotonic() - began)
-
-    def stop(self) -> None:
-        """Stop watching and stop the server (Ctrl+C, then kill if it lingers)."""
-        self._stop.set()
-        if self._watcher.is_alive():
-            self._watcher.join()
-        if self.process is None or self.process.poll() is not None:
-            if self.process is not None and self.process.returncode not in (0, None):
-                self.crashes.append(_ended(self.process.returncode))
-            return
-        self.process.send_signal(signal.SIGINT)
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-
-def _ended(code: int) -> str:
-    if code < 0:
-        return f"killed by {signal.Signals(-code).name}"
-    return f"exited with status {code}"
-
-
-@dataclass
-class Prepared:
-    """The club and matches stored before the server starts."""
-
-    club_id: str
-    pool: list[Shared]
-    baseline: set[str]  # submission keys of the deals already stored
-    history: int
-
-
-def prepare(app: Flask, history: int, shared: int) -> Prepared:
-    """Migrate the empty database, build the club's history and the shared matches."""
-    from flask_migrate import upgrade
-
-    with app.app_context():
-        present = set(inspect(db.engine).get_table_names())
-        if present - {"alembic_version"}:
-            db.engine.dispose()
-            raise SystemExit(
-                "soak: the database already has tables; give an empty database (the soak "
-                "creates its tables and drops them when done, unless --keep)."
-            )
-        if present:  # a migration run left only its bookkeeping: start from nothing
-            db.session.execute(text("DROP TABLE alembic_version"))
-            db.session.commit()
-        upgrade()
-        made = build_club("Soak club", history, seed=11)
-        club = clubs.get_club(made.club_id)
-        assert club is not None
-        pool = []
-        for number in range(shared):
-            four = random.Random(number).sample(("Ann", "Bob", "Cid", "Dee", "Eve", "Fay"), 4)
-            sides = [Side(tuple(four[:2])), Side(tuple(four[2:]))]
-            if number % 2:
-                loaded = clubs.start_club_match(club, PRESETS["classic"], sides, 0, date.today())
-            else:
-                loaded = matches.start_match(PRESETS["classic"], "classic", sides, 0)
-            pool.append(Shared(loaded.public_id, club=bool(number % 2)))
-        baseline = set(db.session.scalars(select(Deal.submission_key)))
-        db.session.remove()
-        db.engine.dispose()
-    return Prepared(made.club_id, pool, baseline, history)
-
-
-def write_phase(
-    server: Server, prepared: Prepared, scorers: int, seconds: float, kill: bool
-) -> tuple[Ledger, Traffic]:
-    """The scorers for ``seconds``; ``kill -9`` of the server half-way unless not ``kill``."""
-    ledger, traffic = Ledger(), Traffic(MAX_REQUESTS)
-    pool = Pool(list(prepared.pool))
-    phones = [
-        Scorer(n, server.port, prepared.club_id, pool, ledger, traffic) for n in range(scorers)
-    ]
-    started = time.monotonic()
-    if kill:
-        server.kill_at = started + seconds / 2
-    threads = [
-        threading.Thread(target=p.run, args=(started + seconds,), daemon=True) for p in phones
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    server.kill_at = None
-    return ledger, traffic
-
-
-def read_urls(app: Flask, club_id: str, limit: int = 40) -> list[str]:
-    """Every kind of page: home, club, standings, CSVs, players, matches, rules, meld, API."""
-    with app.app_context():
-        club = db.session.scalar(select(Club).where(Club.public_id == club_id))
-        assert club is not None
-        season = db.session.scalar(select(Season.public_id).where(Season.club_id == club.id))
-        players = db.session.scalars(select(Player.public_id).where(Player.club_id == club.id))
-        ids = list(db.session.scalars(select(Match.public_id).order_by(Match.id.desc())))
-        db.session.remove()
-    c = f"/c/{club_id}"
-    urls = ["/", "/clubs", c, f"{c}?view=partnerships", f"{c}?season={season}", f"{c}?sort=wins"]
-    urls += [f"{c}/standings.csv", f"{c}/standings.csv?view=partnerships", f"{c}/matches.csv"]
-    urls += [f"{c}/matches.csv?season={season}", f"{c}/players", f"{c}/players?q=a"]
-    urls += [f"{c}/tonight", f"{c}/settings", f"{c}/matches/new", "/matches/new"]
-    urls += ["/rules", "/rules/presets/classic", "/meld", "/api/v1/rules", "/api/v1/openapi.json"]
-    for player in players:
-        urls += [f"{c}/p/{player}", f"{c}/p/{player}?season={season}"]
-    for public_id in random.Random(5).sample(ids, min(limit, len(ids))):
-        urls += [f"/m/{public_id}", f"/api/v1/matches/{public_id}", f"/meld?match={public_id}"]
-    return urls
-
-
-@dataclass
-class Reads:
-    """What the read phase saw."""
-
-    requests: int = 0
-    failures: Counter[str] = field(default_factory=Counter)  # "GET /x -> 404"
-    seconds: float = 0.0
-    traffic: Traffic = field(default_factory=lambda: Traffic(MAX_REQUESTS))
-
-
-def read_phase(port: int, urls: list[str], connections: int, seconds: float) -> Reads:
-    """``connections`` phones requesting random pages of ``urls`` for ``seconds``."""
-    reads = Reads()
-    deadline = time.monotonic() + seconds
-    lock = threading.Lock()
-
-    def reader(number: int) -> None:
-        rng, browser = random.Random(number), Browser(port, reads.traffic)
-        try:
-            while time.monotonic() < deadline:
-                url = rng.choice(urls)
-                answer = browser.get(url)
-                with lock:
-                    reads.requests += 1
-                    if answer is None or answer.status != 200:
-                        reads.failures[f"GET {url} -> {answer.status if answer else 'none'}"] += 1
-        except Budget:
-            pass
-        finally:
-            browser.close()
-
-    started = time.monotonic()
-    threads = [threading.Thread(target=reader, args=(n,), daemon=True) for n in range(connections)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    reads.seconds = time.monotonic() - started
-    return reads
-
-
-def drop_everything(app: Flask) -> None:
-    with app.app_context():
-        db.session.remove()
-        db.drop_all()
-        db.session.execute(text("DROP TABLE IF EXISTS alembic_version"))
-        db.session.commit()
-        db.engine.dispose()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        return int(probe.getsockname()[1])
 
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -1,0 +1,203 @@
+"""The soak's phases: the database made ready, the scorers' writes, the readers' pages."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+from unittest import mock
+
+from flask import Flask
+from sqlalchemy import event, inspect, select, text
+
+from bench.history import ClubHistory, build_club
+from bench.soak_client import Browser, Budget, Ledger, Traffic
+from bench.soak_scorers import Pool, Scorer, Shared
+from bench.soak_server import Server
+from scorekeeper.engine import PRESETS, Side
+from scorekeeper.extensions import db
+from scorekeeper.models import Club, Deal, Match, Player, Season
+from scorekeeper.services import aggregates, clubs, matches, ratings
+
+MAX_REQUESTS = 500_000  # a hard bound on the run's traffic, whatever the durations
+
+
+@dataclass
+class Prepared:
+    """The club and matches stored before the server starts."""
+
+    club_id: str
+    pool: list[Shared]
+    baseline: set[str]  # submission keys of the deals already stored
+    history: int
+
+
+def prepare(app: Flask, history: int, shared: int) -> Prepared:
+    """Migrate the empty database, build the club's history and the shared matches."""
+    from flask_migrate import upgrade
+
+    with app.app_context():
+        present = set(inspect(db.engine).get_table_names())
+        if present - {"alembic_version"}:
+            db.engine.dispose()
+            raise SystemExit(
+                "soak: the database already has tables; give an empty database (the soak "
+                "creates its tables and drops them when done, unless --keep)."
+            )
+        if present:  # a migration run left only its bookkeeping: start from nothing
+            db.session.execute(text("DROP TABLE alembic_version"))
+            db.session.commit()
+        upgrade()
+        made = quick_history(history)
+        club = clubs.get_club(made.club_id)
+        assert club is not None
+        pool = []
+        for number in range(shared):
+            four = random.Random(number).sample(("Ann", "Bob", "Cid", "Dee", "Eve", "Fay"), 4)
+            sides = [Side(tuple(four[:2])), Side(tuple(four[2:]))]
+            if number % 2:
+                loaded = clubs.start_club_match(club, PRESETS["classic"], sides, 0, date.today())
+            else:
+                loaded = matches.start_match(PRESETS["classic"], "classic", sides, 0)
+            pool.append(Shared(loaded.public_id, club=bool(number % 2)))
+        baseline = set(db.session.scalars(select(Deal.submission_key)))
+        db.session.remove()
+        db.engine.dispose()
+    return Prepared(made.club_id, pool, baseline, history)
+
+
+def quick_history(size: int) -> ClubHistory:
+    """``history.build_club``, with the club's standing lines and ratings written once at
+    the end (``aggregates.rebuild``, ``ratings.recompute``) instead of after every match:
+    the same rows (the soak's checks compare them with a rebuild), in minutes fewer for a
+    history of thousands of matches."""
+    skip = mock.Mock(return_value=None)
+    db.session.remove()
+    db.engine.dispose()  # the builder's connections commit without waiting for the disk
+    event.listen(db.engine, "connect", _no_fsync)
+    try:
+        with (
+            mock.patch.object(aggregates, "refresh", skip),
+            mock.patch.object(ratings, "match_finished", skip),
+        ):
+            made = build_club("Soak club", size, seed=11)
+    finally:
+        db.session.remove()
+        event.remove(db.engine, "connect", _no_fsync)
+        db.engine.dispose()
+    club = clubs.get_club(made.club_id)
+    assert club is not None
+    aggregates.rebuild(db.session, club.id)
+    ratings.recompute(club.id)
+    db.session.commit()
+    return made
+
+
+def _no_fsync(dbapi_connection: Any, _record: Any) -> None:
+    """A bench fixture needs no durability against power loss: skip the disk flushes."""
+    cursor = dbapi_connection.cursor()
+    if "sqlite" in type(dbapi_connection).__module__:
+        cursor.execute("PRAGMA synchronous=OFF")
+    else:
+        cursor.execute("SET synchronous_commit TO off")
+        dbapi_connection.commit()
+    cursor.close()
+
+
+def write_phase(
+    server: Server, prepared: Prepared, scorers: int, seconds: float, kill: bool
+) -> tuple[Ledger, Traffic]:
+    """The scorers for ``seconds``; ``kill -9`` of the server half-way unless not ``kill``."""
+    ledger, traffic = Ledger(), Traffic(MAX_REQUESTS)
+    pool = Pool(list(prepared.pool))
+    phones = [
+        Scorer(n, server.port, prepared.club_id, pool, ledger, traffic) for n in range(scorers)
+    ]
+    started = time.monotonic()
+    if kill:
+        server.kill_at = started + seconds / 2
+    threads = [
+        threading.Thread(target=p.run, args=(started + seconds,), daemon=True) for p in phones
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    server.kill_at = None
+    return ledger, traffic
+
+
+def read_urls(app: Flask, club_id: str, limit: int = 40) -> list[str]:
+    """Every kind of page: home, club, standings, CSVs, players, matches, rules, meld, API."""
+    with app.app_context():
+        club = db.session.scalar(select(Club).where(Club.public_id == club_id))
+        assert club is not None
+        season = db.session.scalar(select(Season.public_id).where(Season.club_id == club.id))
+        players = db.session.scalars(select(Player.public_id).where(Player.club_id == club.id))
+        ids = list(db.session.scalars(select(Match.public_id).order_by(Match.id.desc())))
+        db.session.remove()
+    c = f"/c/{club_id}"
+    urls = ["/", "/clubs", c, f"{c}?view=partnerships", f"{c}?season={season}", f"{c}?sort=wins"]
+    urls += [f"{c}/standings.csv", f"{c}/standings.csv?view=partnerships", f"{c}/matches.csv"]
+    urls += [f"{c}/matches.csv?season={season}", f"{c}/players", f"{c}/players?q=a"]
+    urls += [f"{c}/tonight", f"{c}/settings", f"{c}/matches/new", "/matches/new"]
+    urls += ["/rules", "/rules/presets/classic", "/meld", "/api/v1/rules", "/api/v1/openapi.json"]
+    for player in players:
+        urls += [f"{c}/p/{player}", f"{c}/p/{player}?season={season}"]
+    for public_id in random.Random(5).sample(ids, min(limit, len(ids))):
+        urls += [f"/m/{public_id}", f"/api/v1/matches/{public_id}", f"/meld?match={public_id}"]
+    return urls
+
+
+@dataclass
+class Reads:
+    """What the read phase saw."""
+
+    requests: int = 0
+    failures: Counter[str] = field(default_factory=Counter)  # "GET /x -> 404"
+    seconds: float = 0.0
+    traffic: Traffic = field(default_factory=lambda: Traffic(MAX_REQUESTS))
+
+
+def read_phase(port: int, urls: list[str], connections: int, seconds: float) -> Reads:
+    """``connections`` phones requesting random pages of ``urls`` for ``seconds``."""
+    reads = Reads()
+    deadline = time.monotonic() + seconds
+    lock = threading.Lock()
+
+    def reader(number: int) -> None:
+        rng, browser = random.Random(number), Browser(port, reads.traffic)
+        try:
+            while time.monotonic() < deadline:
+                url = rng.choice(urls)
+                answer = browser.get(url)
+                with lock:
+                    reads.requests += 1
+                    if answer is None or answer.status != 200:
+                        reads.failures[f"GET {url} -> {answer.status if answer else 'none'}"] += 1
+        except Budget:
+            pass
+        finally:
+            browser.close()
+
+    started = time.monotonic()
+    threads = [threading.Thread(target=reader, args=(n,), daemon=True) for n in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    reads.seconds = time.monotonic() - started
+    return reads
+
+
+def drop_everything(app: Flask) -> None:
+    with app.app_context():
+        db.session.remove()
+        db.drop_all()
+        db.session.execute(text("DROP TABLE IF EXISTS alembic_version"))
+        db.session.commit()
+        db.engine.dispose()
