@@ -1,7 +1,7 @@
 """Soak the real server: scorers save deals, the server is killed and restarted, then check.
 
-    python bench/soak.py [--scorers 8] [--seconds 60] [--read-seconds 0] [--connections 16]
-                         [--database-url URL] [--port P] [--history 20] [--no-kill] [--keep]
+    python bench/soak.py [--scorers 8] [--seconds 60] [--read-seconds 60] [--connections 16]
+                         [--database-url URL] [--port P] [--history 200] [--no-kill] [--keep]
 
 Starts ``scorekeeper serve`` (waitress) on 127.0.0.1 as a child process with
 ``PYTHONFAULTHANDLER=1``, on a fresh temporary SQLite file or on ``--database-url`` (default
@@ -62,7 +62,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--scorers", type=int, default=8, help="phones saving deals (8)")
     parser.add_argument("--seconds", type=float, default=60, help="length of the write phase")
     parser.add_argument(
-        "--read-seconds", type=float, default=0, help="length of the read phase (0: none)"
+        "--read-seconds", type=float, default=60, help="length of the read phase (0: none)"
     )
     parser.add_argument("--connections", type=int, default=16, help="phones reading pages (16)")
     parser.add_argument(
@@ -71,7 +71,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         help="an empty database (default: $DATABASE_URL, else a temporary SQLite file)",
     )
     parser.add_argument("--port", type=int, default=0, help="the server's port (default: free)")
-    parser.add_argument("--history", type=int, default=20, help="finished club matches before")
+    parser.add_argument("--history", type=int, default=200, help="finished club matches before")
     parser.add_argument("--server-threads", type=int, default=8, help="waitress threads (8)")
     parser.add_argument("--no-kill", action="store_true", help="do not kill -9 the server")
     parser.add_argument("--keep", action="store_true", help="keep the database and the log")
@@ -185,6 +185,7 @@ def summary(
         "reads": reads.requests,
         "reads_per_second": round(reads.requests / reads.seconds, 1) if reads.seconds else 0,
         "read_failures": sum(reads.failures.values()),
+        "slowest_read_seconds": round(reads.slowest[0], 1),
     }
 
 
@@ -233,7 +234,8 @@ def print_summary(
     if r["read_seconds"]:
         print(
             f"  reads: {r['reads']} pages in {reads.seconds:.0f} s "
-            f"({r['reads_per_second']}/s), not 200: {r['read_failures']}"
+            f"({r['reads_per_second']}/s), not 200: {r['read_failures']}, slowest "
+            f"{reads.slowest[0]:.1f} s ({reads.slowest[1]})"
         )
         for what, n in reads.failures.most_common(5):
             print(f"    {n} x {what}")

@@ -24,7 +24,7 @@ from urllib.parse import urlencode, urlsplit
 
 HOST = "127.0.0.1"  # the soak talks to loopback only
 PATIENCE = 45.0  # seconds a request is resent while the server does not answer
-TIMEOUT = 30.0  # seconds to wait for one answer
+TIMEOUT = 30.0  # seconds a scorer waits for one answer
 UNREACHABLE = (OSError, http.client.HTTPException)  # refused, reset, timed out, cut short
 
 
@@ -81,8 +81,8 @@ class Budget(Exception):
 class Browser:
     """One phone: a keep-alive connection to the server and its session cookie."""
 
-    def __init__(self, port: int, traffic: Traffic) -> None:
-        self.port = port
+    def __init__(self, port: int, traffic: Traffic, timeout: float = TIMEOUT) -> None:
+        self.port, self.timeout = port, timeout
         self.traffic = traffic
         self.cookie = ""
         self.conn: http.client.HTTPConnection | None = None
@@ -124,7 +124,7 @@ class Browser:
 
     def _once(self, method: str, path: str, body: str | None) -> Answer:
         if self.conn is None:
-            self.conn = http.client.HTTPConnection(HOST, self.port, timeout=TIMEOUT)
+            self.conn = http.client.HTTPConnection(HOST, self.port, timeout=self.timeout)
         headers = {"Cookie": f"session={self.cookie}"} if self.cookie else {}
         if body is not None:
             headers["Content-Type"] = "application/x-www-form-urlencoded"

@@ -24,6 +24,10 @@ from scorekeeper.models import Club, Deal, Match, Player, Season
 from scorekeeper.services import aggregates, clubs, matches, ratings
 
 MAX_REQUESTS = 500_000  # a hard bound on the run's traffic, whatever the durations
+#: Seconds a reader waits for one page: the whole history's CSV of a club of thousands
+#: of matches takes many seconds when 16 readers share 8 server threads (pages.py
+#: measures speed; the read phase looks for crashes and errors).
+READ_TIMEOUT = 120.0
 
 
 @dataclass
@@ -160,6 +164,7 @@ class Reads:
     requests: int = 0
     failures: Counter[str] = field(default_factory=Counter)  # "GET /x -> 404"
     seconds: float = 0.0
+    slowest: tuple[float, str] = (0.0, "")  # the longest answer, and its page
     traffic: Traffic = field(default_factory=lambda: Traffic(MAX_REQUESTS))
 
 
@@ -170,13 +175,15 @@ def read_phase(port: int, urls: list[str], connections: int, seconds: float) -> 
     lock = threading.Lock()
 
     def reader(number: int) -> None:
-        rng, browser = random.Random(number), Browser(port, reads.traffic)
+        rng, browser = random.Random(number), Browser(port, reads.traffic, READ_TIMEOUT)
         try:
             while time.monotonic() < deadline:
                 url = rng.choice(urls)
+                began = time.monotonic()
                 answer = browser.get(url)
                 with lock:
                     reads.requests += 1
+                    reads.slowest = max(reads.slowest, (time.monotonic() - began, url))
                     if answer is None or answer.status != 200:
                         reads.failures[f"GET {url} -> {answer.status if answer else 'none'}"] += 1
         except Budget:
