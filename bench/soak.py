@@ -102,7 +102,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         "PYTHONFAULTHANDLER": "1",
     }
     server = Server(args.port or free_port(), env, folder / "server.log", args.server_threads)
-    ok = False
     try:
         server.start()
         server.watch()
@@ -125,6 +124,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(json.dumps(result, sort_keys=False))
     if args.keep or not ok:
         print(f"soak: kept {folder} (server log) and the database {_safe(uri)}", file=sys.stderr)
+        if not uri.startswith("sqlite"):
+            print(
+                "soak: the next run needs it empty: drop its tables (bench/README.md)",
+                file=sys.stderr,
+            )
     else:
         if not uri.startswith("sqlite"):
             drop_everything(app)
