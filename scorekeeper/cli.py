@@ -9,6 +9,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from . import cli_data
+
 DEFAULT_PORT = 8000
 
 
@@ -78,13 +80,16 @@ def announce(host: str, port: int, out: object = None) -> list[str]:
 
 
 def migrated_app() -> Any:
-    """The app, with its database upgraded to the newest migration."""
+    """The app, with its database upgraded to the newest migration (one process at a
+    time: servers starting at once wait for the first one's migration)."""
     from flask_migrate import upgrade
 
     from .app import create_app
+    from .database import migration_lock
+    from .extensions import db
 
     app = create_app()
-    with app.app_context():
+    with app.app_context(), migration_lock(db.engine):
         upgrade()
     return app
 
@@ -109,11 +114,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo = commands.add_parser("seed-demo", help="create a demo club with a season of matches")
     demo.add_argument("--name", default="Tuesday Card Club", help="the demo club's name")
     demo.add_argument("--weeks", type=int, default=10, help="club nights to play (1 to 52)")
+    cli_data.add_commands(commands)  # backup, export, import
     args = parser.parse_args(argv)
-    if args.command == "seed-demo":
-        seed_demo(args.name, args.weeks)
-    else:
-        serve(args.host, args.port, args.threads)
+    from .config import SettingsError
+    from .secret_key import SecretKeyError
+
+    try:
+        if hasattr(args, "handler"):
+            return int(args.handler(args))
+        if args.command == "seed-demo":
+            seed_demo(args.name, args.weeks)
+        else:
+            serve(args.host, args.port, args.threads)
+    except (SecretKeyError, SettingsError) as error:
+        raise SystemExit(f"scorekeeper: {error}") from None
     return 0
 
 
