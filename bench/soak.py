@@ -30,6 +30,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -120,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         db.engine.dispose()
     result = summary(args, app, prepared, ledger, traffic, reads, server, findings, built)
     ok = not failed(result)
-    print_summary(result, findings, traffic, reads, server, folder if not ok else None)
+    print_summary(result, findings, ledger, traffic, reads, server, folder if not ok else None)
     print(json.dumps(result, sort_keys=False))
     if args.keep or not ok:
         print(f"soak: kept {folder} (server log) and the database {_safe(uri)}", file=sys.stderr)
@@ -218,6 +219,7 @@ def failed(result: dict[str, Any]) -> list[str]:
 def print_summary(
     result: dict[str, Any],
     findings: Findings,
+    ledger: Ledger,
     traffic: Traffic,
     reads: Reads,
     server: Server,
@@ -245,6 +247,10 @@ def print_summary(
             print(f"    {n} x {what}")
     for what in FAILING:
         print(f"  {what}: {r[what]}")
+        if what == "refused":
+            reasons = Counter(f"{w.kind} {w.reason}" for w in ledger.writes if w.reason)
+            for reason, n in reasons.most_common(5):
+                print(f"    {n} x {reason}")
     for what, shown in findings.examples.items():
         for example in shown:
             print(f"    {what}: {example}")

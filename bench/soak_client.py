@@ -1,7 +1,7 @@
-"""The soak's phones: a tiny HTTP client with a cookie, the forms it reads, what it sent.
+"""The soak's phones: a tiny HTTP client with its cookies, the forms it reads, what it sent.
 
 Standard library only (``http.client``, ``html.parser``): a scorer is a thread with its own
-keep-alive connection and session cookie, like one phone. A request that gets no answer
+keep-alive connection and cookies, like one phone. A request that gets no answer
 (the server was killed, or is restarting) is sent again, byte for byte, until it is
 answered or ``PATIENCE`` runs out: the same CSRF token and the same submission key, as a
 browser's "resend the form" does. Every save is written to the ``Ledger`` with what the
@@ -11,14 +11,17 @@ server answered, so the checks can compare it with the database afterwards.
 from __future__ import annotations
 
 import base64
+import html
 import http.client
 import json
+import re
 import threading
 import time
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -79,12 +82,13 @@ class Budget(Exception):
 
 
 class Browser:
-    """One phone: a keep-alive connection to the server and its session cookie."""
+    """One phone: a keep-alive connection to the server and its cookies (the session, the
+    device label of the audit trail), kept and sent back as a browser does."""
 
     def __init__(self, port: int, traffic: Traffic, timeout: float = TIMEOUT) -> None:
         self.port, self.timeout = port, timeout
         self.traffic = traffic
-        self.cookie = ""
+        self.cookies: dict[str, str] = {}
         self.conn: http.client.HTTPConnection | None = None
 
     def close(self) -> None:
@@ -125,27 +129,43 @@ class Browser:
     def _once(self, method: str, path: str, body: str | None) -> Answer:
         if self.conn is None:
             self.conn = http.client.HTTPConnection(HOST, self.port, timeout=self.timeout)
-        headers = {"Cookie": f"session={self.cookie}"} if self.cookie else {}
+        headers = {}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         if body is not None:
             headers["Content-Type"] = "application/x-www-form-urlencoded"
         self.conn.request(method, path, body=body, headers=headers)
         response = self.conn.getresponse()
         text = response.read().decode("utf-8", "replace")
         names = {k.lower(): v for k, v in response.getheaders()}
-        cookie = _session_cookie(response.getheader("Set-Cookie") or "")
-        if cookie:
-            self.cookie = cookie
+        set_now = set_cookies(response.msg.get_all("Set-Cookie") or [])
+        for name, value in set_now.items():
+            if value:
+                self.cookies[name] = value
+            else:  # cleared by the server
+                self.cookies.pop(name, None)
         if response.will_close:
             self.close()
-        return Answer(response.status, names, text, cookie)
+        return Answer(response.status, names, text, set_now.get("session", ""))
 
 
-def _session_cookie(header: str) -> str:
-    for part in header.split(";"):
-        name, _, value = part.strip().partition("=")
-        if name == "session":
-            return value
-    return ""
+def set_cookies(headers: list[str]) -> dict[str, str]:
+    """The cookies that ``Set-Cookie`` headers set, by name ("" for one cleared).
+
+    Each header is read on its own: joined with commas (as ``getheader`` does) they are
+    ambiguous, since an ``Expires`` date holds a comma too.
+    """
+    found: dict[str, str] = {}
+    for header in headers:
+        jar: SimpleCookie = SimpleCookie()
+        try:
+            jar.load(header)
+        except CookieError:
+            continue
+        for name, morsel in jar.items():
+            cleared = morsel["max-age"] == "0" or "1970" in morsel["expires"]
+            found[name] = "" if cleared else morsel.value
+    return found
 
 
 def flashed(cookie: str) -> bool:
@@ -190,6 +210,18 @@ def forms_of(page: str) -> dict[str, dict[str, str]]:
     return reader.forms
 
 
+def message_of(page: str) -> str:
+    """What an answer page says: the first paragraph after its heading (else the first
+    paragraph, else the title), without tags."""
+    found = (
+        re.search(r"<h1[^>]*>.*?</h1>.*?<p[^>]*>(.*?)</p>", page, re.S)
+        or re.search(r"<p[^>]*>(.*?)</p>", page, re.S)
+        or re.search(r"<title[^>]*>(.*?)</title>", page, re.S)
+    )
+    text = re.sub(r"<[^>]+>", " ", found.group(1)) if found else ""
+    return " ".join(html.unescape(text).split())[:160]
+
+
 @dataclass
 class Write:
     """One save a phone sent: a new deal or a correction, and how the server answered."""
@@ -202,6 +234,7 @@ class Write:
     base: int = 0  # a correction's version of the deal it was made on
     outcome: str = "unanswered"  # acked, stale, closed, refused, unanswered
     status: int = 0
+    reason: str = ""  # for a refused save: the status and what the page said
 
 
 @dataclass

@@ -28,6 +28,7 @@ from bench.soak_client import (
     deal_fields,
     flashed,
     forms_of,
+    message_of,
 )
 from scorekeeper.engine import PRESETS
 from scorekeeper.services.demo import realistic_deal
@@ -230,3 +231,4 @@ class Scorer:
             write.outcome = "stale"
         else:
             write.outcome = "refused"
+            write.reason = f"{answer.status} {message_of(answer.text)}"

@@ -18,10 +18,13 @@ from types import ModuleType
 
 import pytest
 from sqlalchemy import select, update
+from support import make_app
 
+from scorekeeper.engine import PRESETS, Side
 from scorekeeper.extensions import db
 from scorekeeper.models import Deal, MatchSide, Player, SideResult, StandingLine
 from scorekeeper.models import Match as MatchRow
+from scorekeeper.services import matches
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -149,6 +152,39 @@ def test_the_session_cookie_s_flashed_message_and_the_hidden_fields_are_read():
     plain = "eyJfZmxhc2hlcyI6W119.aw45Zg.sig"  # {"_flashes":[]}
     assert client.flashed(plain) and not client.flashed("eyJjc3JmX3Rva2VuIjoiYSJ9.x.y")
     assert not client.flashed("") and not client.flashed("not a cookie")
+
+
+def test_every_cookie_a_page_sets_is_kept_as_a_browser_keeps_it(tmp_path):
+    """A match page opened by a new phone sets the session (CSRF token) and the device
+    label of the audit trail at once: both are kept. Read from the two headers joined by
+    commas (as ``getheader`` gives them), the session was lost whenever it came second, and
+    the phone's next save was refused as a forged form (400)."""
+    client = bench("soak_client")
+    app = make_app(f"sqlite:///{tmp_path / 'cookies.sqlite3'}", WTF_CSRF_ENABLED=True)
+    with app.app_context():
+        sides = [Side(("Ann", "Bob")), Side(("Cid", "Dee"))]
+        public_id = matches.start_match(PRESETS["classic"], "classic", sides, 0).public_id
+        db.session.remove()
+    page = app.test_client().get(f"/m/{public_id}")
+    headers = page.headers.getlist("Set-Cookie")
+    found = client.set_cookies(headers)
+    assert set(found) == {"session", "scorekeeper_device"} and all(found.values())
+    assert client.set_cookies(list(reversed(headers))) == found
+    cleared = "session=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/"
+    assert client.set_cookies([cleared]) == {"session": ""}
+    with app.app_context():
+        db.engine.dispose()
+
+
+def test_a_refused_save_says_why():
+    client = bench("soak_client")
+    page = (
+        "<title>400</title><main><section class=card><h1>Something is not right</h1>"
+        "<p>This page was open too long &amp; came from elsewhere.</p></section></main>"
+    )
+    assert client.message_of(page) == "This page was open too long & came from elsewhere."
+    assert client.message_of("<!doctype html><title>400</title><p>x</p>") == "x"
+    assert client.message_of("no page at all") == ""
 
 
 def test_the_soak_runs_the_real_server_and_ends_with_a_clean_json_line(tmp_path, capsys):
