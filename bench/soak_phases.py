@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -12,16 +13,18 @@ from typing import Any
 from unittest import mock
 
 from flask import Flask
+from flask_migrate import upgrade
 from sqlalchemy import event, inspect, select, text
 
-from bench.history import ClubHistory, build_club
+from bench.history import ClubHistory, build_club, replicated
 from bench.soak_client import Browser, Budget, Ledger, Traffic
 from bench.soak_scorers import Pool, Scorer, Shared
 from bench.soak_server import Server
+from scorekeeper.app import create_app
 from scorekeeper.engine import PRESETS, Side
 from scorekeeper.extensions import db
 from scorekeeper.models import Club, Deal, Match, Player, Season
-from scorekeeper.services import aggregates, clubs, matches, ratings
+from scorekeeper.services import aggregates, clubs, data_export, data_import, matches, ratings
 
 MAX_REQUESTS = 500_000  # a hard bound on the run's traffic, whatever the durations
 #: Seconds a reader waits for one page: the whole history's CSV of a club of thousands
@@ -42,8 +45,6 @@ class Prepared:
 
 def prepare(app: Flask, history: int, shared: int) -> Prepared:
     """Migrate the empty database, build the club's history and the shared matches."""
-    from flask_migrate import upgrade
-
     with app.app_context():
         present = set(inspect(db.engine).get_table_names())
         if present - {"alembic_version"}:
@@ -74,11 +75,41 @@ def prepare(app: Flask, history: int, shared: int) -> Prepared:
     return Prepared(made.club_id, pool, baseline, history)
 
 
+#: Past matches built through the services; a longer history copies them (``replicated``).
+SEED = 200
+
+
 def quick_history(size: int) -> ClubHistory:
+    """A club with ``size`` finished past matches (and tonight's tables) in the database.
+
+    Up to ``SEED`` matches: ``history.build_club``, with the club's standing lines and
+    ratings written once at the end. More: ``SEED`` matches built so in a scratch SQLite
+    file, exported, copied further into the past up to ``size`` and imported
+    (``history.replicated``, ``services.data_import``), which rebuilds every total, side
+    result, standing line and rating from the deals as the app does: thousands of matches
+    in minutes instead of hours. The soak's checks compare those rows with a rebuild.
+    """
+    if size <= SEED:
+        return _built_history(size)
+    with tempfile.TemporaryDirectory(prefix="soak-seed-") as scratch:
+        seed = create_app(
+            {"SQLALCHEMY_DATABASE_URI": f"sqlite:///{scratch}/seed.sqlite3", "SECRET_KEY": "-"}
+        )
+        with seed.app_context():
+            upgrade()
+            made = _built_history(SEED)
+            doc = data_export.document()
+            db.session.remove()
+            db.engine.dispose()
+    data_import.load(data_import.parse(replicated(doc, size), "the soak's history"))
+    db.session.remove()
+    return ClubHistory(made.club_id, made.player_id, made.match_id, size)
+
+
+def _built_history(size: int) -> ClubHistory:
     """``history.build_club``, with the club's standing lines and ratings written once at
     the end (``aggregates.rebuild``, ``ratings.recompute``) instead of after every match:
-    the same rows (the soak's checks compare them with a rebuild), in minutes fewer for a
-    history of thousands of matches."""
+    the same rows, in minutes fewer."""
     skip = mock.Mock(return_value=None)
     db.session.remove()
     db.engine.dispose()  # the builder's connections commit without waiting for the disk
