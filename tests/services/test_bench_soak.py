@@ -24,7 +24,7 @@ from scorekeeper.engine import PRESETS, Side
 from scorekeeper.extensions import db
 from scorekeeper.models import Deal, MatchSide, Player, SideResult, StandingLine
 from scorekeeper.models import Match as MatchRow
-from scorekeeper.services import matches
+from scorekeeper.services import data_export, data_import, matches
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -223,3 +223,34 @@ def test_the_soak_refuses_sizes_that_make_no_sense(arguments, capsys):
         soak.main(arguments)
     assert stopped.value.code == 2
     assert "must be" in capsys.readouterr().err
+
+
+def test_a_long_history_is_the_short_one_copied_into_the_past_and_rebuilt(app, history):
+    """``history.replicated``: 3 past matches grown to 8 by copies a span of weeks earlier,
+    imported into an empty database; every derived row equals a rebuild from the deals."""
+    replicated = bench("history").replicated
+    with app.app_context():
+        doc = data_export.document()
+        with pytest.raises(ValueError, match="already holds 3"):
+            replicated(doc, 2)
+        db.drop_all()
+        db.create_all()
+        data_import.load(data_import.parse(replicated(doc, 8), "test"))
+        rows = db.session.scalars(select(MatchRow).order_by(MatchRow.id)).all()
+        assert len(rows) == 8 + 2  # tonight's two tables are not copied
+        assert sum(1 for row in rows if row.finished) == 8 + 1
+        assert len({row.public_id for row in rows}) == len(rows)
+        originals, copies = rows[:5], rows[5:]
+        first = min(row.played_on for row in originals)
+        assert all(row.played_on < first for row in copies)
+        for copy in copies:
+            original = next(r for r in originals if copy.public_id.startswith(r.public_id[:14]))
+            assert [d.sides[0].entry for d in copy.deals] == [
+                d.sides[0].entry for d in original.deals
+            ]
+            assert [s.total for s in copy.sides] == [s.total for s in original.sides]
+        keys = set(db.session.scalars(select(Deal.submission_key)))
+        db.session.remove()
+    findings = check(app, [], baseline=keys)
+    assert sum(findings.counts.values()) == 0, findings.examples
+    assert findings.integrity == "ok" and findings.matches == 10
