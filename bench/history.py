@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 
 from scorekeeper.engine import PRESETS, Side
 from scorekeeper.extensions import db
-from scorekeeper.models import Club, MatchPlayer, SideResult
+from scorekeeper.models import Club, MatchPlayer, SideResult, new_public_id
 from scorekeeper.services import clubs, demo, matches
 
 PEOPLE = (*demo.PEOPLE, "Ida", "Jon", "Kay", "Lou")  # twelve regulars, eight a night
@@ -100,7 +100,8 @@ def replicated(doc: dict[str, Any], size: int, today: date | None = None) -> dic
     document (``services.data_import.load``) inserts the rows at once and rebuilds the
     totals, side results, standing lines and ratings exactly as the app computes them.
     Each copy of the past matches is played as many weeks earlier as the originals span,
-    with new ids, public ids and submission keys; tonight's tables are not copied.
+    with new ids, new random public ids and submission keys ending ``-c<copy>``; tonight's
+    tables are not copied.
     """
     today = today or date.today()
     tables = {name: [dict(row) for row in rows] for name, rows in doc["tables"].items()}
@@ -114,12 +115,14 @@ def replicated(doc: dict[str, Any], size: int, today: date | None = None) -> dic
     first = min(date.fromisoformat(m["played_on"]) for m in past)
     span = timedelta(weeks=(today - first).days // 7 + 1)
     by_match = _rows_by_match(tables, {m["id"] for m in past})
+    used = {m["public_id"] for m in matches_}
     copies = 0
     while len(past) * (copies + 1) < size:
         copies += 1
         wanted = min(len(past), size - len(past) * copies)
         for original in past[:wanted]:
-            _copy_match(tables, ids, original, by_match[original["id"]], span * copies, copies)
+            rows = by_match[original["id"]]
+            _copy_match(tables, ids, original, rows, span * copies, copies, used)
     return {**doc, "tables": tables}
 
 
@@ -159,6 +162,7 @@ def _copy_match(
     rows: dict[str, list[dict[str, Any]]],
     earlier: timedelta,
     copy: int,
+    used: set[str],
 ) -> None:
     """One more copy of a match and its rows, ``earlier`` in time, with new ids."""
     new: dict[str, dict[int, int]] = {name: {} for name in MATCH_TABLES}
@@ -168,7 +172,11 @@ def _copy_match(
         new[name][row["id"]] = ids[name]
         tables[name].append({**row, **_earlier(row, earlier), **changes, "id": ids[name]})
 
-    add("matches", original, public_id=f"{original['public_id'][:14]}c{copy}")
+    public_id = new_public_id()
+    while public_id in used:  # a fresh random id, as the app makes one
+        public_id = new_public_id()
+    used.add(public_id)
+    add("matches", original, public_id=public_id)
     match_id = new["matches"][original["id"]]
     for side in rows["match_sides"]:
         add("match_sides", side, match_id=match_id)
