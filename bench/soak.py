@@ -8,7 +8,8 @@ Starts ``scorekeeper serve`` (waitress) on 127.0.0.1 as a child process with
 ``$DATABASE_URL``; it must hold no scorekeeper tables). Before the server starts, a club with
 ``--history`` finished matches (``bench/history.py``) and shared matches are stored through
 the services. Then ``--scorers`` phones enter and correct deals through the real forms for
-``--seconds`` (``bench/soak_scorers.py``); half-way the server gets ``kill -9`` and is
+``--seconds`` (``bench/soak_scorers.py``); half-way (once a save is acknowledged) the server
+gets ``kill -9`` and is
 started again, and every request left without an answer is sent again with the same form
 data. A read phase follows: ``--connections`` phones request every page for
 ``--read-seconds``. The server is watched throughout: a death nobody asked for is counted

@@ -143,24 +143,50 @@ def _no_fsync(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+#: Seconds the write phase may run past ``--seconds`` while the kill or the first
+#: acknowledged save is still to come (a slow or very busy machine).
+GRACE = 120.0
+
+
 def write_phase(
     server: Server, prepared: Prepared, scorers: int, seconds: float, kill: bool
 ) -> tuple[Ledger, Traffic]:
-    """The scorers for ``seconds``; ``kill -9`` of the server half-way unless not ``kill``."""
+    """The scorers for ``seconds``, with ``kill -9`` of the server half-way unless not
+    ``kill``. The kill waits for a first acknowledged save (it is meant to hit a server
+    that is saving), and the phase goes on past ``seconds``, up to ``GRACE``, until the
+    kill is done and a save acknowledged: on a busy machine a short run still tests both.
+    """
     ledger, traffic = Ledger(), Traffic(MAX_REQUESTS)
     pool = Pool(list(prepared.pool))
     phones = [
         Scorer(n, server.port, prepared.club_id, pool, ledger, traffic) for n in range(scorers)
     ]
     started = time.monotonic()
+    planned, last = started + seconds, started + seconds + GRACE
+    done = threading.Event()
+
+    def over() -> bool:
+        now = time.monotonic()
+        if now < planned:
+            return False
+        killed = not kill or server.kills > 0
+        return now >= last or (killed and ledger.count("acked") > 0)
+
+    def killer() -> None:
+        while not done.wait(0.05):
+            if time.monotonic() >= started + seconds / 2 and ledger.count("acked"):
+                server.kill_at = time.monotonic()
+                return
+
+    threads = [threading.Thread(target=p.run, args=(over,), daemon=True) for p in phones]
     if kill:
-        server.kill_at = started + seconds / 2
-    threads = [
-        threading.Thread(target=p.run, args=(started + seconds,), daemon=True) for p in phones
-    ]
+        threads.append(threading.Thread(target=killer, daemon=True))
     for thread in threads:
         thread.start()
-    for thread in threads:
+    for thread in threads[:scorers]:
+        thread.join()
+    done.set()
+    for thread in threads[scorers:]:
         thread.join()
     server.kill_at = None
     return ledger, traffic

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 import threading
-import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -91,9 +91,10 @@ class Scorer:
         self.own_corrections = 0  # corrections still to make on the own finished match
         self.matches_started = 0
 
-    def run(self, deadline: float) -> None:
+    def run(self, over: Callable[[], bool]) -> None:
+        """Save and correct deals until ``over()`` says the phase is over."""
         try:
-            while time.monotonic() < deadline:
+            while not over():
                 if self.rng.random() < 0.5:
                     self._shared()
                 else:
