@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import func, select
 
 from scorekeeper.engine import PRESETS, Side
 from scorekeeper.extensions import db
-from scorekeeper.models import Club, MatchPlayer, SideResult
+from scorekeeper.models import Club, MatchPlayer, SideResult, new_public_id
 from scorekeeper.services import clubs, demo, matches
 
 PEOPLE = (*demo.PEOPLE, "Ida", "Jon", "Kay", "Lou")  # twelve regulars, eight a night
@@ -84,3 +85,120 @@ def _games(club: Club, player_id: int) -> int:
         )
         or 0
     )
+
+
+#: Tables of an export that hold a match or hang from one (``services.data_export``).
+MATCH_TABLES = ("matches", "match_sides", "match_players", "deals", "deal_sides", "audit_events")
+
+
+def replicated(doc: dict[str, Any], size: int, today: date | None = None) -> dict[str, Any]:
+    """An export document (``services.data_export.document``) of a club history grown to
+    ``size`` finished matches by copying its finished past matches further into the past.
+
+    Building a history through the services costs a transaction per deal: thousands of
+    matches take most of an hour on a busy machine. ``scorekeeper import`` of this
+    document (``services.data_import.load``) inserts the rows at once and rebuilds the
+    totals, side results, standing lines and ratings exactly as the app computes them.
+    Each copy of the past matches is played as many weeks earlier as the originals span,
+    with new ids, new random public ids and submission keys ending ``-c<copy>``; tonight's
+    tables are not copied.
+    """
+    today = today or date.today()
+    tables = {name: [dict(row) for row in rows] for name, rows in doc["tables"].items()}
+    matches_ = tables["matches"]
+    past = [m for m in matches_ if date.fromisoformat(m["played_on"] or today.isoformat()) < today]
+    if not past:
+        raise ValueError("the document holds no past club match to copy")
+    if size < len(past):
+        raise ValueError(f"the document already holds {len(past)} past matches, not {size}")
+    ids = {name: max((row["id"] for row in rows), default=0) for name, rows in tables.items()}
+    first = min(date.fromisoformat(m["played_on"]) for m in past)
+    span = timedelta(weeks=(today - first).days // 7 + 1)
+    by_match = _rows_by_match(tables, {m["id"] for m in past})
+    used = {m["public_id"] for m in matches_}
+    copies = 0
+    while len(past) * (copies + 1) < size:
+        copies += 1
+        wanted = min(len(past), size - len(past) * copies)
+        for original in past[:wanted]:
+            rows = by_match[original["id"]]
+            _copy_match(tables, ids, original, rows, span * copies, copies, used)
+    return {**doc, "tables": tables}
+
+
+def _rows_by_match(
+    tables: dict[str, list[dict[str, Any]]], match_ids: set[int]
+) -> dict[int, dict[str, list[dict[str, Any]]]]:
+    """For each match: its sides, seats, deals, deal sides and audit events."""
+    found: dict[int, dict[str, list[dict[str, Any]]]] = {
+        m: {name: [] for name in MATCH_TABLES[1:]} for m in match_ids
+    }
+    side_match = {}
+    for side in tables["match_sides"]:
+        if side["match_id"] in match_ids:
+            found[side["match_id"]]["match_sides"].append(side)
+            side_match[side["id"]] = side["match_id"]
+    for seat in tables["match_players"]:
+        if seat["side_id"] in side_match:
+            found[side_match[seat["side_id"]]]["match_players"].append(seat)
+    deal_match = {}
+    for deal in tables["deals"]:
+        if deal["match_id"] in match_ids:
+            found[deal["match_id"]]["deals"].append(deal)
+            deal_match[deal["id"]] = deal["match_id"]
+    for deal_side in tables["deal_sides"]:
+        if deal_side["deal_id"] in deal_match:
+            found[deal_match[deal_side["deal_id"]]]["deal_sides"].append(deal_side)
+    for event in tables.get("audit_events", []):
+        if event["match_id"] in match_ids:
+            found[event["match_id"]]["audit_events"].append(event)
+    return found
+
+
+def _copy_match(
+    tables: dict[str, list[dict[str, Any]]],
+    ids: dict[str, int],
+    original: dict[str, Any],
+    rows: dict[str, list[dict[str, Any]]],
+    earlier: timedelta,
+    copy: int,
+    used: set[str],
+) -> None:
+    """One more copy of a match and its rows, ``earlier`` in time, with new ids."""
+    new: dict[str, dict[int, int]] = {name: {} for name in MATCH_TABLES}
+
+    def add(name: str, row: dict[str, Any], **changes: Any) -> None:
+        ids[name] += 1
+        new[name][row["id"]] = ids[name]
+        tables[name].append({**row, **_earlier(row, earlier), **changes, "id": ids[name]})
+
+    public_id = new_public_id()
+    while public_id in used:  # a fresh random id, as the app makes one
+        public_id = new_public_id()
+    used.add(public_id)
+    add("matches", original, public_id=public_id)
+    match_id = new["matches"][original["id"]]
+    for side in rows["match_sides"]:
+        add("match_sides", side, match_id=match_id)
+    for seat in rows["match_players"]:
+        add("match_players", seat, side_id=new["match_sides"][seat["side_id"]])
+    for deal in rows["deals"]:
+        add("deals", deal, match_id=match_id, submission_key=f"{deal['submission_key']}-c{copy}")
+    for deal_side in rows["deal_sides"]:
+        add("deal_sides", deal_side, deal_id=new["deals"][deal_side["deal_id"]])
+    for event in rows["audit_events"]:
+        add("audit_events", event, match_id=match_id)
+
+
+TIMES = ("played_on", "created_at", "updated_at", "finished_at", "at")
+
+
+def _earlier(row: dict[str, Any], earlier: timedelta) -> dict[str, Any]:
+    """The row's dates and timestamps moved ``earlier``."""
+    moved: dict[str, Any] = {}
+    for name in TIMES:
+        value = row.get(name)
+        if isinstance(value, str):
+            kind = date if name == "played_on" else datetime
+            moved[name] = (kind.fromisoformat(value) - earlier).isoformat()
+    return moved

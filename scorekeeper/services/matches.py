@@ -102,12 +102,22 @@ def start_match(
 
 
 def _remember_names(names: Any) -> None:
+    """Offer the names again. Rows are written in key order, so two matches starting at
+    once with the same people lock them in the same order (PostgreSQL found a deadlock
+    otherwise); a new name another match has just inserted is updated instead."""
+    typed: dict[str, str] = {}
     for name in names:
-        key = name.casefold()
+        typed.setdefault(name.casefold(), name)
+    for key, name in sorted(typed.items()):
         known = db.session.scalar(select(KnownName).where(KnownName.key == key))
         if known is None:
-            db.session.add(KnownName(key=key, name=name))
-        else:
+            try:
+                with db.session.begin_nested():
+                    db.session.add(KnownName(key=key, name=name))
+                continue
+            except IntegrityError:  # inserted by another match meanwhile (now committed)
+                known = db.session.scalar(select(KnownName).where(KnownName.key == key))
+        if known is not None:
             known.name, known.last_used_at = name, utcnow()
 
 
