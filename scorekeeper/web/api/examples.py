@@ -25,7 +25,7 @@ SCORE_REQUEST: Final[dict[str, Any]] = {
             "went_out": False,
             "books": {"clean": 1, "dirty": 0, "wild": 0},
             "red_threes": 0,
-            "red_threes_left": 1,
+            "red_threes_left_in_foot": 1,
             "melded_points": 185,
             "left_points": 75,
         },

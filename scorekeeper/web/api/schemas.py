@@ -42,9 +42,13 @@ def _side_entry() -> dict[str, Any]:
             "additionalProperties": count,
         },
         "red_threes": {**count, "description": "Red threes laid down."},
-        "red_threes_left": {
+        "red_threes_left": {**count, "description": "Red threes left in the side's hands."},
+        "red_threes_left_in_foot": {
             **count,
-            "description": "Red threes left in hand or in an unpicked foot.",
+            "description": (
+                "Red threes in a foot the side never picked up (red_three.left_in_foot;"
+                " under some rule sets they count only when another side went out)."
+            ),
         },
         "melded": ref("MeldedCounts"),
         "melded_points": {**points, "description": "Replaces melded: the table counted."},
@@ -88,7 +92,7 @@ def _breakdown() -> dict[str, Any]:
         "going_out": "The going-out bonus (only the side that went out).",
         "exact_draws": "Exact-draw bonuses.",
         "left_points": "Amount taken off for the cards left (not negative).",
-        "red_threes_left": "Amount taken off for the red threes left.",
+        "red_threes_left": "Amount taken off for the red threes left, in hands and feet.",
         "total": "The side's deal score.",
     }
     props = {name: {"type": "integer", "description": why} for name, why in fields.items()}
