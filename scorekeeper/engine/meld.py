@@ -119,7 +119,7 @@ def _wild_pickup_reasons(rules: RuleSet, meld: Meld, pile_size: int | None) -> l
     if "wild" in rules.pile_blocked_by:
         return ["The discard pile cannot be taken with a wild card on top."]
     reasons = []
-    from_hand = meld.wilds - 1
+    from_hand = max(0, meld.wilds - 1)  # the top card is one of the meld's wild cards
     if from_hand < 2:
         reasons.append(
             "Taking the pile with a wild card on top needs two wild cards from your hand;"
