@@ -9,6 +9,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from . import cli_data
+
 DEFAULT_PORT = 8000
 
 
@@ -109,7 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo = commands.add_parser("seed-demo", help="create a demo club with a season of matches")
     demo.add_argument("--name", default="Tuesday Card Club", help="the demo club's name")
     demo.add_argument("--weeks", type=int, default=10, help="club nights to play (1 to 52)")
+    cli_data.add_commands(commands)  # backup, export, import
     args = parser.parse_args(argv)
+    if hasattr(args, "handler"):
+        return int(args.handler(args))
     if args.command == "seed-demo":
         seed_demo(args.name, args.weeks)
     else:
