@@ -355,6 +355,29 @@ def test_a_preset_cites_its_source_by_title_and_language(preset_id: str) -> None
     assert source.endswith(("(Bosnian)", "(Czech)", "(Russian)"))
 
 
+@pytest.mark.parametrize(
+    ("preset_id", "said"),
+    [
+        ("classic", ["only when another side went out", "only a black three",
+                     "as the Bosnian source words them"]),
+        ("four-books", ["A wild card or a three on top blocks the pile",
+                        "every red three left in a foot nobody picked up costs 100",
+                        "exactly four deals"]),
+        ("whitnack", ["the source names no penalty", "worth 150 as the Russian source",
+                      "agrees on the number of deals", "the Russian text gives none",
+                      "read as one unfinished meld per rank"]),
+    ],
+)  # fmt: skip
+def test_a_presets_description_says_what_is_its_sources_and_what_a_reading(
+    preset_id: str, said: list[str]
+) -> None:
+    """RULES.md 5: each preset's description says where a value is the source's and where
+    it is a reading or a default (notes (1) to (7))."""
+    description = PRESETS[preset_id].description
+    for words in said:
+        assert words in description, words
+
+
 # -- rule sets and matches saved before these knobs -------------------------------------
 
 
