@@ -127,6 +127,9 @@ def test_red_threes_in_a_foot_count_against_the_supply() -> None:
 
 
 def test_a_player_alone_who_went_out_has_no_red_three_left_in_a_foot() -> None:
+    """Bosnian: going out is "'izađu' (oslobodite se svih karata)" (go out: rid yourselves
+    of all cards), and a red three comes up when found: a player alone who went out holds
+    none in a hand or a foot. Two such red threes are two errors, one per field."""
     side = {**GONE_OUT_FOUR, "red_threes_left_in_foot": 1, "red_threes_left": 1}
     with pytest.raises(EntryError) as error:
         score_deal(FOUR_BOOKS, 1, 2, [side, {}])
@@ -167,7 +170,9 @@ def test_a_known_seating_the_rule_set_does_not_allow_is_refused() -> None:
 def test_a_player_alone_who_went_out_is_refused_cards_left_without_a_match(
     left: dict[str, Any],
 ) -> None:
-    """Two players alone (two sides of two players): the request alone shows it."""
+    """Bosnian: "'izađu' (oslobodite se svih karata)" (go out: rid yourselves of all
+    cards). Two players in two sides are two players alone: the request alone shows that
+    5 points, or a black three (5), left beside the player who went out cannot be."""
     with pytest.raises(EntryError) as error:
         score_deal(FOUR_BOOKS, 1, 2, [{**GONE_OUT_FOUR, **left}, {}])
     assert [p.field for p in error.value.problems] == ["sides[0].left"]
