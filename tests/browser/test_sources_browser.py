@@ -100,10 +100,10 @@ def test_a_wild_card_on_top_is_taken_with_two_wild_cards_from_hand_under_classic
     ).tap()
     meld = page.locator("#meld-0")
     expect(meld).to_contain_text("needs two wild cards from your hand")
-    for _ in range(3):
+    for jokers in (1, 2, 3):  # each tap once the last one's answer is in
         meld.get_by_role("button", name="One more: Jokers").tap()
+        expect(page).to_have_url(f"/meld?rules=classic&deal=2&m=wild.0.{jokers}.0.t")
     expect(verdict(page)).to_have_text("Enough: 150 of 90")
-    expect(page).to_have_url("/meld?rules=classic&deal=2&m=wild.0.3.0.t")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
 
