@@ -9,9 +9,13 @@ from ._read import join, read_int, read_list, read_mapping, read_text, unknown_k
 from .cards import BOOK_KINDS, CARD_KEYS, NATURAL_RANKS
 from .errors import Problems, RuleSetError
 from .rules import (
+    DEFAULT_PILE_BLOCKED_BY,
+    MAX_DEALS,
     MAX_PLAYERS,
+    MIN_DEALS,
     OPTIONAL_KEYS,
     PAIR_KINDS,
+    PILE_BLOCKERS,
     PLAYERS_PLUS_ONE,
     REQUIRED_KEYS,
     SLUG,
@@ -50,7 +54,7 @@ def read_rule_set(data: Any) -> RuleSet:
     foot_size = _small(problems, get("foot_size"), "foot_size", 0, 30, "The foot size")
     draw = _small(problems, get("draw"), "draw", 1, 10, "The number of cards drawn")
     pickup = _pickup(problems, get("discard_pickup"))
-    deals = _small(problems, get("deals"), "deals", 1, 20, "The number of deals")
+    deals = _small(problems, get("deals"), "deals", MIN_DEALS, MAX_DEALS, "The number of deals")
     minimum = _minimum_meld(problems, get("minimum_meld"), deals)
     values = _card_values(problems, get("card_values"))
     bonus = _book_bonus(problems, get("book_bonus"))
@@ -60,6 +64,8 @@ def read_rule_set(data: Any) -> RuleSet:
     going_out = _value(problems, get("going_out_bonus"), "going_out_bonus", 0, BONUS_BOUND)
     conditions = _conditions(problems, get("going_out_conditions", []))
     exact = read_int(problems, get("exact_draw_bonus", 0), "exact_draw_bonus", high=BONUS_BOUND)
+    blocked = _pile_blocked_by(problems, get("pile_blocked_by", list(DEFAULT_PILE_BLOCKED_BY)))
+    one_open = _flag(problems, get("one_open_meld_per_rank", False), "one_open_meld_per_rank")
     tie = get("tie")
     if tie is not None and tie not in TIE_RULES:
         problems.add("tie", "A tie for first can only be a draw.")
@@ -80,6 +86,7 @@ def read_rule_set(data: Any) -> RuleSet:
     assert values is not None and bonus is not None and specials is not None
     assert wild_limit is not None and red_three is not None and going_out is not None
     assert conditions is not None and exact is not None and requires is not None
+    assert blocked is not None and one_open is not None
     return RuleSet(
         id=ident[0],
         name=ident[1],
@@ -103,6 +110,8 @@ def read_rule_set(data: Any) -> RuleSet:
         going_out_conditions=conditions,
         exact_draw_bonus=exact,
         tie=str(tie),
+        pile_blocked_by=blocked,
+        one_open_meld_per_rank=one_open,
     )
 
 
@@ -333,21 +342,66 @@ def _wild_limit(problems: Problems, value: Any) -> WildLimit | None:
 
 
 def _red_three(problems: Problems, value: Any) -> RedThree | None:
+    """Read ``red_three``; ``left_in_foot`` and ``foot_only_if_opponent_out`` came later,
+    so a rule set without them keeps its old meaning: the foot costs what a hand costs,
+    whoever went out (RULES.md section 4)."""
     if value is None:
         return None
     data = read_mapping(problems, value, "red_three")
     if data is None:
         return None
     names = ("laid", "laid_without_meld", "left")
-    unknown_keys(problems, data, names, "red_three")
+    unknown_keys(problems, data, (*names, "left_in_foot", "foot_only_if_opponent_out"), "red_three")
     read = [
         read_int(problems, data.get(n), join("red_three", n), low=-BONUS_BOUND, high=BONUS_BOUND)
         for n in names
     ]
-    if any(v is None for v in read):
+    raw_foot = data.get("left_in_foot")
+    foot = (
+        None
+        if raw_foot is None
+        else read_int(
+            problems, raw_foot, "red_three.left_in_foot", low=-BONUS_BOUND, high=BONUS_BOUND
+        )
+    )
+    only = _flag(
+        problems,
+        data.get("foot_only_if_opponent_out", False),
+        "red_three.foot_only_if_opponent_out",
+    )
+    if any(v is None for v in read) or (raw_foot is not None and foot is None) or only is None:
         return None
     laid, without, left = (int(v or 0) for v in read)
-    return RedThree(laid=laid, laid_without_meld=without, left=left)
+    return RedThree(
+        laid=laid,
+        laid_without_meld=without,
+        left=left,
+        left_in_foot=left if foot is None else foot,
+        foot_only_if_opponent_out=only,
+    )
+
+
+def _flag(problems: Problems, value: Any, field: str) -> bool | None:
+    if not isinstance(value, bool):
+        problems.add(field, "Say true or false.")
+        return None
+    return value
+
+
+def _pile_blocked_by(problems: Problems, value: Any) -> tuple[str, ...] | None:
+    raw = read_list(problems, value, "pile_blocked_by")
+    if raw is None:
+        return None
+    blockers: list[str] = []
+    for i, item in enumerate(raw):
+        field = f"pile_blocked_by[{i}]"
+        if item not in PILE_BLOCKERS or not isinstance(item, str):
+            problems.add(field, "The pile can be blocked by black3 or wild only.")
+        elif item in blockers:
+            problems.add(field, "This card is listed twice.")
+        else:
+            blockers.append(item)
+    return tuple(blockers) if len(blockers) == len(raw) else None
 
 
 def _conditions(problems: Problems, value: Any) -> tuple[str, ...] | None:

@@ -13,8 +13,8 @@ from .errors import Problems
 from .rules import RuleSet
 
 ENTRY_KEYS: Final = (
-    "went_out", "books", "red_threes", "red_threes_left", "melded", "left",
-    "melded_points", "left_points", "exact_draws",
+    "went_out", "books", "red_threes", "red_threes_left", "red_threes_left_in_foot", "melded",
+    "left", "melded_points", "left_points", "exact_draws",
 )  # fmt: skip
 COUNT_BOUND: Final = 2_000  # more cards than twenty decks hold
 POINTS_BOUND: Final = 1_000_000
@@ -58,7 +58,8 @@ class SideEntry:
     went_out: bool = False
     books: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     red_threes: int = 0
-    red_threes_left: int = 0
+    red_threes_left: int = 0  # in the side's hands
+    red_threes_left_in_foot: int = 0  # in a foot the side never picked up
     melded: CardBlock = field(default_factory=CardBlock)
     left: CardBlock = field(default_factory=CardBlock)
     exact_draws: int = 0
@@ -66,6 +67,11 @@ class SideEntry:
     def has_melded(self) -> bool:
         """A side has melded when it has a book or a card on the table (RULES.md 2)."""
         return any(self.books.values()) or not self.melded.is_empty()
+
+    @property
+    def all_red_threes_left(self) -> int:
+        """Red threes left anywhere: in hands and in unpicked feet."""
+        return self.red_threes_left + self.red_threes_left_in_foot
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of the scoring contract; ``read_side`` reads it back."""
@@ -75,6 +81,8 @@ class SideEntry:
             "red_threes": self.red_threes,
             "red_threes_left": self.red_threes_left,
         }
+        if self.red_threes_left_in_foot:  # absent before the field existed: 0
+            data["red_threes_left_in_foot"] = self.red_threes_left_in_foot
         for name, block in (("melded", self.melded), ("left", self.left)):
             if block.points is not None:
                 data[f"{name}_points"] = block.points
@@ -104,7 +112,7 @@ def read_side(problems: Problems, data: Any, path: str, rules: RuleSet) -> SideE
     books = _read_books(problems, entry.get("books", {}), join(path, "books"), rules)
     counts = {
         name: read_int(problems, entry.get(name, 0), join(path, name), high=COUNT_BOUND)
-        for name in ("red_threes", "red_threes_left", "exact_draws")
+        for name in ("red_threes", "red_threes_left", "red_threes_left_in_foot", "exact_draws")
     }
     melded = _read_block(problems, entry, path, "melded", rules)
     left = _read_block(problems, entry, path, "left", rules)
@@ -115,6 +123,7 @@ def read_side(problems: Problems, data: Any, path: str, rules: RuleSet) -> SideE
         books=MappingProxyType(books),
         red_threes=int(counts["red_threes"] or 0),
         red_threes_left=int(counts["red_threes_left"] or 0),
+        red_threes_left_in_foot=int(counts["red_threes_left_in_foot"] or 0),
         melded=melded,
         left=left,
         exact_draws=int(counts["exact_draws"] or 0),

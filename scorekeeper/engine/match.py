@@ -6,11 +6,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ._read import read_text
+from ._read import read_int, read_text
 from .entries import SideEntry
 from .errors import EntryError, MatchError, Problem, Problems
-from .rules import RuleSet
+from .rules import MAX_DEALS, MIN_DEALS, RuleSet, layout_label
 from .scoring import DealScore, read_deal_entries, score_entries
+
+__all__ = ["Match", "RecordedDeal", "Side", "layout_label"]
 
 
 @dataclass(frozen=True)
@@ -44,9 +46,19 @@ class Match:
     deals: tuple[RecordedDeal, ...] = ()
 
     @classmethod
-    def start(cls, rules: RuleSet, sides: Sequence[Side], first_dealer: Any = 0) -> Match:
-        """A new match; the side layout must be one the rule set allows."""
+    def start(
+        cls, rules: RuleSet, sides: Sequence[Side], first_dealer: Any = 0, deals: Any = None
+    ) -> Match:
+        """A new match; the side layout must be one the rule set allows.
+
+        ``deals``: the number of deals the table agreed on (1 to 20; the rule set's own
+        number when None). The match's rule set is then fitted to it (``with_deals``).
+        """
         problems = Problems()
+        length = rules.deals if deals is None else deals
+        length = read_int(
+            problems, length, "deals", low=MIN_DEALS, high=MAX_DEALS, what="The number of deals"
+        )
         names: list[str] = []
         for i, side in enumerate(sides):
             for j, player in enumerate(side.players):
@@ -66,7 +78,10 @@ class Match:
         ):
             problems.add("first_dealer", "Choose the first dealer among the players.")
         problems.raise_if_any(MatchError)
+        assert length is not None
         stripped = tuple(Side(tuple(p.strip() for p in s.players), s.name.strip()) for s in sides)
+        if length != rules.deals:
+            rules = rules.with_deals(length)
         return cls(rules=rules, sides=stripped, first_dealer=first_dealer)
 
     @classmethod
@@ -195,16 +210,3 @@ class Match:
         if not self.deals:
             raise MatchError([Problem("deal", "No deal has been recorded yet.")])
         return replace(self, deals=self.deals[:-1])
-
-
-def layout_label(layout: Sequence[int]) -> str:
-    """``(1, 1, 1)`` -> ``"3 players alone"``, ``(2, 2)`` -> ``"2 teams of 2"``."""
-    sizes = set(layout)
-    plural = "" if len(layout) == 1 else "s"
-    if not sizes:
-        return "no players"
-    if sizes == {1}:
-        return f"{len(layout)} player{plural} alone"
-    if len(sizes) == 1:
-        return f"{len(layout)} team{plural} of {layout[0]}"
-    return " + ".join(str(n) for n in layout) + " players"

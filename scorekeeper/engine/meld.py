@@ -100,7 +100,7 @@ def meld_reasons(rules: RuleSet, meld: Meld, pile_size: int | None = None) -> tu
                 "This rule set has no wild books, so a meld of only wild cards is not allowed."
             )
         if meld.top_card:
-            reasons.append("The discard pile cannot be taken with a wild card on top.")
+            reasons.extend(_wild_pickup_reasons(rules, meld, pile_size))
         return tuple(reasons)
     if meld.wilds and not rules.wild_limit.allows(meld.naturals, meld.wilds):
         most = rules.wild_limit.most_wilds(meld.size)
@@ -111,6 +111,29 @@ def meld_reasons(rules: RuleSet, meld: Meld, pile_size: int | None = None) -> tu
     if meld.top_card:
         reasons.extend(_pickup_reasons(rules, meld, pile_size))
     return tuple(reasons)
+
+
+def _wild_pickup_reasons(rules: RuleSet, meld: Meld, pile_size: int | None) -> list[str]:
+    """A wild card on top: refused where it blocks the pile; elsewhere it is taken with
+    two wild cards from hand as a wild-only meld (RULES.md section 5, note (4))."""
+    if "wild" in rules.pile_blocked_by:
+        return ["The discard pile cannot be taken with a wild card on top."]
+    reasons = []
+    from_hand = max(0, meld.wilds - 1)  # the top card is one of the meld's wild cards
+    if from_hand < 2:
+        reasons.append(
+            "Taking the pile with a wild card on top needs two wild cards from your hand;"
+            f" this meld has {from_hand}."
+        )
+    reasons.extend(_pile_size_reasons(rules, pile_size))
+    return reasons
+
+
+def _pile_size_reasons(rules: RuleSet, pile_size: int | None) -> list[str]:
+    minimum = rules.discard_pickup.pile_minimum
+    if pile_size is not None and pile_size < minimum:
+        return [f"The pile can only be taken when it holds {minimum} cards; it holds {pile_size}."]
+    return []
 
 
 def _pickup_reasons(rules: RuleSet, meld: Meld, pile_size: int | None) -> list[str]:
@@ -128,11 +151,7 @@ def _pickup_reasons(rules: RuleSet, meld: Meld, pile_size: int | None) -> list[s
             f"Taking the pile needs a pair from your hand with the top card: two {name},"
             " or one and a wild card."
         )
-    if pile_size is not None and pile_size < pickup.pile_minimum:
-        reasons.append(
-            f"The pile can only be taken when it holds {pickup.pile_minimum} cards;"
-            f" it holds {pile_size}."
-        )
+    reasons.extend(_pile_size_reasons(rules, pile_size))
     return reasons
 
 
@@ -145,13 +164,23 @@ def check_meld(
 ) -> MeldCheck:
     """Check a side's intended first meld against the minimum for ``deal``.
 
-    Only legal melds count; red threes and book bonuses never do. With a discard-pile
+    Only legal melds count; red threes and book bonuses never do. Where the rule set
+    allows one unfinished meld per rank, a meld of a rank that already has an unfinished
+    meld (fewer than 7 cards) earlier in ``melds`` is illegal; the first one stays legal,
+    and a rank whose earlier meld is a closed book of 7 may start again. Wild-only melds
+    count as one rank, ``wild``: the sources forbid two unfinished melds "of equal rank"
+    and a table reads two growing wild melds the same way. With a discard-pile
     pickup, the meld marked ``top_card`` holds only the top card and the hand cards
     melded with it, so the other cards taken from the pile are never counted.
     """
     verdicts = []
+    open_ranks: set[str] = set()
     for meld in melds:
         reasons = meld_reasons(rules, meld, pile_size)
+        if rules.one_open_meld_per_rank and meld.rank in open_ranks:
+            reasons += (_second_meld_reason(meld.rank),)
+        if meld.size < MAX_MELD:
+            open_ranks.add(meld.rank)
         verdicts.append(MeldVerdict(legal=not reasons, value=meld.value(rules), reasons=reasons))
     minimum = rules.minimum_meld.for_deal(deal, running_total)
     counted = sum(v.value for v in verdicts if v.legal)
@@ -162,6 +191,14 @@ def check_meld(
         enough=all(v.legal for v in verdicts) and counted >= minimum,
         short_by=max(0, minimum - counted),
         melds=tuple(verdicts),
+    )
+
+
+def _second_meld_reason(rank: str) -> str:
+    name = "wild cards" if rank == WILD else RANK_NAMES[rank]
+    return (
+        f"Your side already starts a meld of {name}: add these cards to it. A meld must"
+        " become a book of 7 before another meld of that rank starts."
     )
 
 

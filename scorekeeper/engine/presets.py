@@ -1,4 +1,9 @@
-"""The three presets of RULES.md section 5, one per rule source in ``shared/seeds/``."""
+"""The three presets of RULES.md section 5, one per rule source in ``shared/seeds/``.
+
+Each ``source`` names its text by title and language; where a value is a reading of the
+source or a default rather than the source's own word, the description says so (the
+notes of RULES.md section 5; the rules card shows them in full).
+"""
 
 from __future__ import annotations
 
@@ -25,6 +30,8 @@ _COMMON: Final[dict[str, Any]] = {
     "special_books": [],
     "exact_draw_bonus": 0,
     "tie": "draw",
+    # Every source: one unfinished meld of a rank at a time (RULES.md 5, note (5)).
+    "one_open_meld_per_rank": True,
 }
 
 _PRESET_DICTS: Final[tuple[dict[str, Any], ...]] = (
@@ -34,9 +41,12 @@ _PRESET_DICTS: Final[tuple[dict[str, Any], ...]] = (
         "name": "Classic",
         "description": (
             "Five decks, 2 to 6 players (usually two partnerships). Going out needs two clean,"
-            " two dirty and one wild book; a wild book is worth 1500."
+            " two dirty and one wild book; a wild book is worth 1500. A red three left in an"
+            " unpicked foot costs 100 only when another side went out, and only a black three"
+            " on top blocks the pile (a wild card on top is taken with two wild cards from"
+            " hand): both as the Bosnian source words them."
         ),
-        "source": "Bosnian rule source (shared/seeds/000_f39004b1ffcd09d7.txt)",
+        "source": "Pravila kartaške igre rukom i nogom - Kako igrati rukom i nogom (Bosnian)",
         "players": {
             "layouts": [
                 [1, 1],
@@ -52,11 +62,19 @@ _PRESET_DICTS: Final[tuple[dict[str, Any], ...]] = (
         "decks": 5,
         "discard_pickup": {"cards": 7, "pile_minimum": 0, "pair": "natural"},
         "book_bonus": {"clean": 500, "dirty": 300, "wild": 1500},
-        "red_three": {"laid": 100, "laid_without_meld": -100, "left": -100},
+        "red_three": {
+            "laid": 100,
+            "laid_without_meld": -100,
+            "left": -100,
+            "left_in_foot": -100,
+            "foot_only_if_opponent_out": True,
+        },
+        "pile_blocked_by": ["black3"],
         "going_out_requires": {"clean": 2, "dirty": 2, "wild": 1},
         "going_out_conditions": [
             "A partner has picked up the foot and played from it.",
             "Ask your partner for permission to go out.",
+            "Meld all your cards but one and discard the last.",
         ],
     },
     {
@@ -65,16 +83,26 @@ _PRESET_DICTS: Final[tuple[dict[str, Any], ...]] = (
         "name": "Four books",
         "description": (
             "One deck more than there are players; 2 or 3 play alone, 4 in two partnerships."
-            " No wild books: going out needs two clean and two dirty books."
+            " No wild books: going out needs two clean and two dirty books. A wild card or a"
+            " three on top blocks the pile, and every red three left in a foot nobody picked"
+            " up costs 100. The source plays exactly four deals; every value is its own."
         ),
-        "source": "Czech rule source (shared/seeds/002_10af36338e7c99d0.txt)",
+        "source": "Ruka a noha: varianta hry Canasta (Czech)",
         "players": {"layouts": [[1, 1], [1, 1, 1], [2, 2]]},
         "decks": "players+1",
         "discard_pickup": {"cards": 7, "pile_minimum": 0, "pair": "natural"},
         "book_bonus": {"clean": 500, "dirty": 300, "wild": None},
-        "red_three": {"laid": 100, "laid_without_meld": -100, "left": -100},
+        "red_three": {
+            "laid": 100,
+            "laid_without_meld": -100,
+            "left": -100,
+            "left_in_foot": -100,
+            "foot_only_if_opponent_out": False,
+        },
+        "pile_blocked_by": ["black3", "wild"],
         "going_out_requires": {"clean": 2, "dirty": 2},
         "going_out_conditions": [
+            "You are playing from your own foot.",
             "With four players, your partner has picked up the foot and played from it.",
             "You may ask your partner before going out.",
         ],
@@ -85,18 +113,27 @@ _PRESET_DICTS: Final[tuple[dict[str, Any], ...]] = (
         "name": "Whitnack",
         "description": (
             "Bill Whitnack's partnership rules: four players in two partnerships, five decks,"
-            " the discard pile taken only when it holds seven cards. A red three always scores"
-            " +100. The wild book is worth 150 as the Russian source gives it; pagat's English"
-            " text of the same rules gives 1500, so check which your table plays."
+            " the discard pile taken only when it holds seven cards. A red three laid always"
+            " scores +100; one not laid only misses its bonus (the source names no penalty)."
+            " The wild book is worth 150 as the Russian source gives it; pagat's English"
+            " text of the same rules gives 1500, so check which your table plays. The table"
+            " agrees on the number of deals (4 by default); the minimum melds are the other"
+            ' sources\' (the Russian text gives none), and "one meld at a time" is read as'
+            " one unfinished meld per rank."
         ),
-        "source": (
-            "Russian rule source, Bill Whitnack's rules (shared/seeds/004_d878a51282fabc65.txt)"
-        ),
+        "source": "Рука и нога (Hand and Foot), Bill Whitnack's rules (Russian)",
         "players": {"layouts": [[2, 2]]},
         "decks": 5,
         "discard_pickup": {"cards": 7, "pile_minimum": 7, "pair": "natural"},
         "book_bonus": {"clean": 500, "dirty": 300, "wild": 150},
-        "red_three": {"laid": 100, "laid_without_meld": 100, "left": -100},
+        "red_three": {
+            "laid": 100,
+            "laid_without_meld": 100,
+            "left": 0,
+            "left_in_foot": 0,
+            "foot_only_if_opponent_out": False,
+        },
+        "pile_blocked_by": ["black3"],
         "going_out_requires": {"clean": 2, "dirty": 2, "wild": 1},
         "going_out_conditions": [
             "Your partner is playing from the foot.",

@@ -7,8 +7,8 @@ field path); ``RuleSet.to_dict`` gives the same dict back, exactly.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -28,7 +28,14 @@ REQUIRED_KEYS: Final = (
 )  # fmt: skip
 OPTIONAL_KEYS: Final = (
     "description", "source", "special_books", "going_out_conditions", "exact_draw_bonus",
+    "pile_blocked_by", "one_open_meld_per_rank",
 )  # fmt: skip
+#: Top cards of the discard pile that may block it (RULES.md 4, ``pile_blocked_by``).
+PILE_BLOCKERS: Final = ("black3", "wild")
+#: What a rule set saved before ``pile_blocked_by`` existed meant: the app then refused
+#: a black three and a wild card on top alike, so an old rule set keeps refusing both.
+DEFAULT_PILE_BLOCKED_BY: Final = PILE_BLOCKERS
+MIN_DEALS, MAX_DEALS = 1, 20
 
 
 @dataclass(frozen=True)
@@ -71,11 +78,26 @@ class WildLimit:
 
 @dataclass(frozen=True)
 class RedThree:
-    """Signed values of a red three: laid, laid by a side that never melded, left."""
+    """Signed values of a red three: laid, laid by a side that never melded, left in a
+    hand, left in a foot never picked up (and whether that one needs an opponent out)."""
 
     laid: int
     laid_without_meld: int
     left: int
+    left_in_foot: int
+    foot_only_if_opponent_out: bool = False
+
+    @property
+    def hand_and_foot_alike(self) -> bool:
+        """Whether a red three left costs the same in a hand as in an unpicked foot,
+        whoever went out: then one count of red threes left is enough."""
+        return self.left == self.left_in_foot and not self.foot_only_if_opponent_out
+
+    def left_penalty(self, in_hand: int, in_foot: int, opponent_out: bool) -> int:
+        """The signed points of red threes left: ``in_hand`` in hands, ``in_foot`` in feet
+        never picked up; the foot's count only when ``opponent_out`` if the rule says so."""
+        foot_counts = opponent_out or not self.foot_only_if_opponent_out
+        return in_hand * self.left + (in_foot * self.left_in_foot if foot_counts else 0)
 
 
 @dataclass(frozen=True)
@@ -132,6 +154,8 @@ class RuleSet:
     going_out_conditions: tuple[str, ...]
     exact_draw_bonus: int
     tie: str
+    pile_blocked_by: tuple[str, ...] = DEFAULT_PILE_BLOCKED_BY
+    one_open_meld_per_rank: bool = False
 
     @property
     def player_counts(self) -> tuple[int, ...]:
@@ -160,6 +184,19 @@ class RuleSet:
             if special.key == kind:
                 return special.name
         return kind
+
+    def with_deals(self, deals: int) -> RuleSet:
+        """This rule set for a game of ``deals`` deals (the table chose another number).
+
+        A per-deal minimum-meld table is fitted: cut to ``deals`` values, or its last value
+        repeated (RULES.md section 4); thresholds on the running total need no fitting.
+        """
+        meld = self.minimum_meld
+        if meld.per_deal:
+            values = meld.per_deal[:deals]
+            values += (values[-1],) * (deals - len(values))
+            meld = MinimumMeld(per_deal=values)
+        return replace(self, deals=deals, minimum_meld=meld)
 
     def to_dict(self) -> dict[str, Any]:
         """The plain JSON-able dict of this rule set; ``from_dict`` reads it back exactly."""
@@ -194,7 +231,11 @@ class RuleSet:
                 "laid": self.red_three.laid,
                 "laid_without_meld": self.red_three.laid_without_meld,
                 "left": self.red_three.left,
+                "left_in_foot": self.red_three.left_in_foot,
+                "foot_only_if_opponent_out": self.red_three.foot_only_if_opponent_out,
             },
+            "pile_blocked_by": list(self.pile_blocked_by),
+            "one_open_meld_per_rank": self.one_open_meld_per_rank,
             "going_out_bonus": self.going_out_bonus,
             "going_out_requires": dict(self.going_out_requires),
             "going_out_conditions": list(self.going_out_conditions),
@@ -209,6 +250,19 @@ class RuleSet:
         from ._rules_reader import read_rule_set
 
         return read_rule_set(data)
+
+
+def layout_label(layout: Sequence[int]) -> str:
+    """``(1, 1, 1)`` -> ``"3 players alone"``, ``(2, 2)`` -> ``"2 teams of 2"``."""
+    sizes = set(layout)
+    plural = "" if len(layout) == 1 else "s"
+    if not sizes:
+        return "no players"
+    if sizes == {1}:
+        return f"{len(layout)} player{plural} alone"
+    if len(sizes) == 1:
+        return f"{len(layout)} team{plural} of {layout[0]}"
+    return " + ".join(str(n) for n in layout) + " players"
 
 
 def frozen_map(values: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -10,7 +10,7 @@ from ._read import read_int, read_list, read_mapping, unknown_keys
 from .entries import SideEntry, read_side
 from .errors import EntryError, Problems
 from .resolve import resolve_rules
-from .rules import RuleSet
+from .rules import RuleSet, layout_label
 from .supply import check_books, check_supply
 
 
@@ -49,8 +49,12 @@ class DealScore:
         }
 
 
-def score_side(rules: RuleSet, entry: SideEntry) -> Breakdown:
-    """Score one side's entry under ``rules`` without validating it (see ``score_deal``)."""
+def score_side(rules: RuleSet, entry: SideEntry, opponent_out: bool = False) -> Breakdown:
+    """Score one side's entry under ``rules`` without validating it (see ``score_deal``).
+
+    ``opponent_out``: another side went out this deal, which some rule sets need before
+    a red three left in an unpicked foot counts (``red_three.foot_only_if_opponent_out``).
+    """
     card_points = entry.melded.value(rules)
     book_bonus = sum(n * rules.book_bonus_of(kind) for kind, n in entry.books.items())
     per_three = rules.red_three.laid if entry.has_melded() else rules.red_three.laid_without_meld
@@ -58,7 +62,9 @@ def score_side(rules: RuleSet, entry: SideEntry) -> Breakdown:
     going_out = rules.going_out_bonus if entry.went_out else 0
     exact_draws = entry.exact_draws * rules.exact_draw_bonus
     left_points = entry.left.value(rules)
-    red_threes_left = -entry.red_threes_left * rules.red_three.left
+    red_threes_left = -rules.red_three.left_penalty(
+        entry.red_threes_left, entry.red_threes_left_in_foot, opponent_out
+    )
     total = (
         card_points + book_bonus + red_threes + going_out + exact_draws
         - left_points - red_threes_left
@@ -92,7 +98,10 @@ def score_entries(rules: RuleSet, deal: int, entries: Sequence[SideEntry]) -> De
     return DealScore(
         deal=deal,
         minimum_meld=rules.minimum_meld.for_deal(deal),
-        sides=tuple(score_side(rules, e) for e in entries),
+        sides=tuple(
+            score_side(rules, e, any(o.went_out for j, o in enumerate(entries) if j != i))
+            for i, e in enumerate(entries)
+        ),
     )
 
 
@@ -106,9 +115,11 @@ def read_deal_entries(
     """Read and validate a whole deal: its number, the players and every side's entry.
 
     ``sides`` holds a ``SideEntry`` or a JSON-like dict per side. Every problem is collected
-    (RULES.md section 3) and raised together as ``EntryError``. ``side_sizes``, when the
-    caller knows them (a recorded match does), adds the check that a player who went out
-    alone has no cards left.
+    (RULES.md section 3) and raised together as ``EntryError``. ``side_sizes`` are how
+    many players each side has, when the caller knows them (a recorded match does);
+    otherwise they are worked out from the players and the sides where only one seating
+    fits (see ``_side_sizes``). Known sizes add the check that the seating is one the rule
+    set allows and that a player who went out alone has nothing left.
     """
     problems = Problems()
     deal_no = read_deal(problems, rules, deal)
@@ -116,10 +127,15 @@ def read_deal_entries(
     raw_sides = read_list(problems, sides, "sides")
     entries = _read_sides(problems, rules, raw_sides or [], count)
     if entries is not None and count is not None:
+        sizes = (
+            _side_sizes(problems, rules, count, len(entries), side_sizes)
+            if len(entries) <= count  # more sides than players is already refused
+            else None
+        )
         check_supply(problems, rules, rules.deck_count(count), entries)
         for i, entry in enumerate(entries):
             check_books(problems, rules, entry, f"sides[{i}]")
-        _check_going_out(problems, rules, entries, side_sizes)
+        _check_going_out(problems, rules, entries, sizes)
     problems.raise_if_any(EntryError)
     assert deal_no is not None and entries is not None
     return deal_no, tuple(entries)
@@ -149,6 +165,44 @@ def _or_list(numbers: Sequence[int]) -> str:
     """``(2, 3, 4)`` -> ``"2, 3 or 4"``."""
     words = [str(n) for n in numbers]
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def _side_sizes(
+    problems: Problems,
+    rules: RuleSet,
+    players: int,
+    side_count: int,
+    known: Sequence[int] | None,
+) -> Sequence[int] | None:
+    """Each side's number of players, when known or when only one seating fits.
+
+    The scoring request gives the players and the sides, not who sits where: a seating is
+    refused when no layout the rule set allows has that many players in that many sides
+    (``four-books`` refuses four players alone and three players in two sides). When
+    every side then has one player, or every allowed layout of that shape gives all sides
+    one size (two teams of two), the sizes are known; a mixed layout (a pair against one
+    player) leaves them unknown, and the check of a player alone is skipped.
+    """
+    if known is not None:
+        layout = tuple(sorted(known))
+        allowed = any(tuple(sorted(lay)) == layout for lay in rules.layouts)
+        shape = layout_label(layout)
+        sizes: Sequence[int] | None = known
+    else:
+        fitting = {
+            tuple(sorted(lay))
+            for lay in rules.layouts
+            if sum(lay) == players and len(lay) == side_count
+        }
+        allowed = bool(fitting)
+        shape = f"{players} players in {side_count} sides"
+        if side_count == players:
+            shape = layout_label((1,) * players)
+        uniform = {lay for lay in fitting if len(set(lay)) == 1}
+        sizes = next(iter(uniform)) if len(fitting) == 1 and uniform else None
+    if not allowed:
+        problems.add("sides", f"{rules.name} is not played with {shape}.")
+    return sizes
 
 
 def _read_sides(
@@ -191,10 +245,9 @@ def _check_going_out(
         alone = side_sizes is not None and side_sizes[i] == 1
         if alone and not entry.left.is_empty():
             problems.add(f"sides[{i}].left", "A player who went out has no cards left.")
-        elif alone and entry.red_threes_left:
-            problems.add(
-                f"sides[{i}].red_threes_left", "A player who went out has no red threes left."
-            )
+        for name in ("red_threes_left", "red_threes_left_in_foot"):
+            if alone and getattr(entry, name):
+                problems.add(f"sides[{i}].{name}", "A player who went out has no red threes left.")
 
 
 REQUEST_KEYS = ("rules", "deal", "players", "sides")

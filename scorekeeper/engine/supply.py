@@ -29,10 +29,14 @@ def check_supply(
     ]
     for key, per_deck in (("joker", 2), ("2", 4), ("black3", 2)):
         _check_key_supply(problems, blocks, key, per_deck * decks, decks)
-    red = sum(e.red_threes + e.red_threes_left for e in entries)
+    red = sum(e.red_threes + e.all_red_threes_left for e in entries)
     if red > 2 * decks:
-        last = max(i for i, e in enumerate(entries) if e.red_threes or e.red_threes_left)
-        field = "red_threes" if entries[last].red_threes else "red_threes_left"
+        last = max(i for i, e in enumerate(entries) if e.red_threes or e.all_red_threes_left)
+        field = next(
+            name
+            for name in ("red_threes", "red_threes_left", "red_threes_left_in_foot")
+            if getattr(entries[last], name)
+        )
         problems.add(f"sides[{last}].{field}", _decks_hold(decks, 2 * decks, "red threes", red))
     _check_natural_supply(problems, blocks, decks)
     for path, block in blocks:

@@ -152,6 +152,7 @@ def start_club_match(
     sides: Sequence[Side],
     first_dealer: int,
     played_on: date,
+    deals: int | None = None,
 ) -> matches.LoadedMatch:
     """Start a match in the club: names become club players (new ones are added).
 
@@ -171,7 +172,7 @@ def start_club_match(
     season = standings.season_of(played_on, club.seasons)
     place = matches.ClubMatch(club.id, season.id if season else None, played_on, ids)
     try:
-        return matches.start_match(rules, rules.id, sides, first_dealer, club=place)
+        return matches.start_match(rules, rules.id, sides, first_dealer, club=place, deals=deals)
     except EngineError:
         db.session.rollback()  # players added for a match that was refused
         raise

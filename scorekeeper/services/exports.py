@@ -88,7 +88,13 @@ def standings_rows(table: Standings) -> list[list[Any]]:
     return rows
 
 
-ENTRY_FIELDS = ["went_out", "red_threes", "red_threes_left", "exact_draws"]
+ENTRY_FIELDS = [
+    "went_out",
+    "red_threes",
+    "red_threes_left",
+    "red_threes_left_in_foot",
+    "exact_draws",
+]
 BREAKDOWN = [
     "card_points", "book_bonus", "red_threes", "going_out", "exact_draws", "left_points",
     "red_threes_left", "total",

@@ -79,13 +79,16 @@ def start_match(
     first_dealer: int,
     *,
     club: ClubMatch | None = None,
+    deals: int | None = None,
 ) -> LoadedMatch:
     """Validate and save a new match; the rule set is frozen into the match row.
 
     ``club`` records it in a club (and season) with each seat's club player id.
+    ``deals`` is the number of deals the table agreed on (None: the rule set's); the
+    frozen copy keeps it, with its minimum-meld table fitted.
     """
-    game = Match.start(rules, sides, first_dealer)
-    row = MatchRow(rules=rules.to_dict(), rules_origin=origin, first_dealer=game.first_dealer)
+    game = Match.start(rules, sides, first_dealer, deals)
+    row = MatchRow(rules=game.rules.to_dict(), rules_origin=origin, first_dealer=game.first_dealer)
     if club is not None:
         row.club_id, row.season_id, row.played_on = club.club_id, club.season_id, club.played_on
     for position, side in enumerate(game.sides):

@@ -98,7 +98,8 @@ def side_results(row: MatchRow, game: Match) -> list[SideResult]:
                 books_wild=books["wild"],
                 books_other=books["other"],
                 red_threes=sum(entry.red_threes for entry in entries),
-                red_threes_left=sum(entry.red_threes_left for entry in entries),
+                # red threes left anywhere: in hands and in feet nobody picked up
+                red_threes_left=sum(entry.all_red_threes_left for entry in entries),
             )
         )
     return found

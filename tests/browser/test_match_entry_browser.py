@@ -59,7 +59,8 @@ def test_the_standard_deal_scores_3990_and_510_in_sixteen_taps(page: Any) -> Non
     tap("[aria-controls='sides-1-books_clean'][data-step='1']")
     type_number("#sides-1-melded_points", "185")
     type_number("#sides-1-left_points", "75")
-    tap("[aria-controls='sides-1-red_threes_left'][data-step='1']")
+    # side B's red three is in its unpicked foot: -100 under classic, as side A went out
+    tap("[aria-controls='sides-1-red_threes_left_in_foot'][data-step='1']")
     expect(page.locator("#preview tfoot")).to_contain_text("+3990")
     expect(page.locator("#preview tfoot")).to_contain_text("+510")
     tap("button:has-text('Save deal 1')")

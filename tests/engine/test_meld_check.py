@@ -168,8 +168,9 @@ def test_a_natural_or_wild_pair_takes_one_natural_and_a_wild(
     assert (pair_reason not in reasons) is legal
 
 
-def test_the_pile_cannot_be_taken_with_a_wild_card_on_top() -> None:
-    assert meld_reasons(CLASSIC, Meld("wild", jokers=3, top_card=True)) == (
+def test_the_pile_cannot_be_taken_with_a_wild_card_on_top_where_a_wild_card_blocks_it() -> None:
+    rules = custom_rules(pile_blocked_by=["black3", "wild"])
+    assert meld_reasons(rules, Meld("wild", jokers=3, top_card=True)) == (
         "The discard pile cannot be taken with a wild card on top.",
     )
 

@@ -29,7 +29,15 @@ CUSTOM: dict[str, Any] = {
         {"key": "sevens", "name": "sevens", "rank": "7", "bonus": 1500, "wilds": False}
     ],
     "wild_limit": {"max_wilds": None, "naturals_per_wild": 1},
-    "red_three": {"laid": 100, "laid_without_meld": 0, "left": -300},
+    "red_three": {
+        "laid": 100,
+        "laid_without_meld": 0,
+        "left": -300,
+        "left_in_foot": -200,
+        "foot_only_if_opponent_out": True,
+    },
+    "pile_blocked_by": ["wild"],
+    "one_open_meld_per_rank": True,
     "going_out_bonus": 200,
     "going_out_requires": {"clean": 1, "sevens": 1},
     "going_out_conditions": ["Ask your partner."],

@@ -38,7 +38,7 @@ SECTION_7_SIDE_B = {
     "went_out": False,
     "books": {"clean": 1, "dirty": 0, "wild": 0},
     "red_threes": 0,
-    "red_threes_left": 1,
+    "red_threes_left_in_foot": 1,
     "melded_points": 185,
     "left_points": 75,
 }
@@ -53,7 +53,8 @@ def test_rules_section_7_example_scores_3990_and_510() -> None:
     - red three: +100; going out: +100; nothing left
     - total: 690 + 3100 + 100 + 100 = 3990
     Side B:
-    - 185 + 500 + 0 + 0 - 75 - 100 = 510
+    - 185 + 500 + 0 + 0 - 75 - 100 = 510 (the red three in its unpicked foot costs 100:
+      side A went out)
     """
     score = score_deal(CLASSIC, 2, 4, [SECTION_7_SIDE_A, SECTION_7_SIDE_B])
     assert score.as_dict() == {
@@ -139,8 +140,8 @@ def test_a_book_alone_counts_as_having_melded_for_red_threes() -> None:
     assert totals(CLASSIC, 1, 4, [side, {}]) == [600, 0]
 
 
-def test_red_threes_left_in_an_unpicked_foot_cost_100_each() -> None:
-    """classic, deal 3: the side melded 3 aces and a two, holds 4 kings, left 2 red threes.
+def test_red_threes_left_in_a_hand_cost_100_each() -> None:
+    """classic, deal 3: the side melded 3 aces and a two, holds 4 kings, 2 red threes in hand.
 
     - card points: 3x20 + 1x20 = 80
     - left: 4x10 = 40
@@ -278,7 +279,8 @@ def test_whitnack_values_a_wild_book_at_150() -> None:
 
     - books: 2x500 + 2x300 + 1x150 = 1000 + 600 + 150 = 1750
     - 900 + 1750 + 1 red three x 100 + going out 100 = 2850
-    Side B: 250 on the table, 1 red three left, 35 in hand: 250 - 35 - 100 = 115
+    Side B: 250 on the table, 1 red three left, 35 in hand: 250 - 35 - 0 = 215 (the
+    Russian source names no penalty for a red three not laid, RULES.md 5 note (2))
     """
     side_a = {
         "went_out": True,
@@ -287,7 +289,7 @@ def test_whitnack_values_a_wild_book_at_150() -> None:
         "red_threes": 1,
     }
     side_b = {"melded_points": 250, "red_threes_left": 1, "left_points": 35}
-    assert totals(WHITNACK, 2, 4, [side_a, side_b]) == [2850, 115]
+    assert totals(WHITNACK, 2, 4, [side_a, side_b]) == [2850, 215]
 
 
 THRESHOLDS = [[0, 50], [2500, 90], [5000, 120], [7500, 150]]

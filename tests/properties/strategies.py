@@ -135,8 +135,12 @@ def rule_set_dicts(draw: st.DrawFn, wide: bool = True) -> dict[str, Any]:
     if "red_three" in change:
         d["red_three"] = {
             n: draw(st.integers(-bonus_top, bonus_top))
-            for n in ("laid", "laid_without_meld", "left")
+            for n in ("laid", "laid_without_meld", "left", "left_in_foot")
         }
+        d["red_three"]["foot_only_if_opponent_out"] = draw(st.booleans())
+    if "pile" in change:
+        d["pile_blocked_by"] = draw(st.lists(st.sampled_from(("black3", "wild")), unique=True))
+        d["one_open_meld_per_rank"] = draw(st.booleans())
     if "going_out" in change:
         d["going_out_bonus"] = draw(st.integers(0, bonus_top))
     if "exact_draw_bonus" in change:
@@ -156,6 +160,7 @@ def rule_set_dicts(draw: st.DrawFn, wide: bool = True) -> dict[str, Any]:
 KNOBS = (
     "id", "text", "players", "decks", "table", "deals", "minimum_meld", "card_values",
     "wild_limit", "book_bonus", "special_books", "red_three", "going_out", "exact_draw_bonus",
+    "pile",
 )  # fmt: skip
 
 
@@ -188,7 +193,8 @@ class SideCards:
     table: dict[str, int] = field(default_factory=dict)  # joker, 2, natural ranks
     left: dict[str, int] = field(default_factory=dict)  # joker, 2, natural ranks, black3
     red_threes: int = 0
-    red_threes_left: int = 0
+    red_threes_left: int = 0  # in hand
+    red_threes_left_in_foot: int = 0  # in a foot never picked up
     books: dict[str, int] = field(default_factory=dict)
     went_out: bool = False
     exact_draws: int = 0
@@ -317,7 +323,7 @@ def side_json(draw: st.DrawFn, rules: RuleSet, side: SideCards) -> dict[str, Any
     books = {k: n for k, n in side.books.items() if n or full}
     if books or full:
         entry["books"] = books
-    for name in ("red_threes", "red_threes_left", "exact_draws"):
+    for name in ("red_threes", "red_threes_left", "red_threes_left_in_foot", "exact_draws"):
         if getattr(side, name) or full:
             entry[name] = getattr(side, name)
     entry.update(_block(draw, rules, "melded", side.table))
@@ -374,6 +380,8 @@ def deals(
         if not alone_out:
             side.red_threes_left = draw(st.integers(0, min(stock["red3"], 1)))
             stock["red3"] -= side.red_threes_left
+            side.red_threes_left_in_foot = draw(st.integers(0, min(stock["red3"], 1)))
+            stock["red3"] -= side.red_threes_left_in_foot
         minimum = dict(rules.going_out_requires) if i == goer else {}
         side.books = _draw_books(draw, rules, side, minimum)
         side.went_out = i == goer
@@ -386,6 +394,8 @@ def deals(
 
 PLAUSIBLE_KEYS = (
     "rules", "deal", "players", "sides", "went_out", "books", "red_threes", "red_threes_left",
+    "red_threes_left_in_foot", "left_in_foot", "foot_only_if_opponent_out", "pile_blocked_by",
+    "one_open_meld_per_rank", "black3",
     "melded", "left", "melded_points", "left_points", "exact_draws", "clean", "dirty", "wild",
     "joker", "2", "A", "K", "8-K", "4-7", "K-8", "3", "black3", "red3", "running_total",
     "melds", "rank", "naturals", "jokers", "twos", "top_card", "pile_size", *KNOBS,

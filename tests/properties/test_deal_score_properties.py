@@ -39,7 +39,11 @@ def test_a_sides_total_is_the_sum_of_its_parts(deal: Deal) -> None:
         melded = bool(cards.table) or any(cards.books.values())
         per_three = rules.red_three.laid if melded else rules.red_three.laid_without_meld
         assert side.red_threes == cards.red_threes * per_three
-        assert side.red_threes_left == -cards.red_threes_left * rules.red_three.left
+        red = rules.red_three
+        others_out = any(c.went_out for c in deal.cards if c is not cards)
+        foot_counts = others_out or not red.foot_only_if_opponent_out
+        foot = cards.red_threes_left_in_foot * red.left_in_foot if foot_counts else 0
+        assert side.red_threes_left == -(cards.red_threes_left * red.left + foot)
         assert side.going_out == (rules.going_out_bonus if cards.went_out else 0)
         assert side.exact_draws == cards.exact_draws * rules.exact_draw_bonus
 

@@ -60,8 +60,8 @@ def _requests() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
-SIDE_KEYS = ("went_out", "books", "red_threes", "red_threes_left", "melded", "left",
-             "melded_points", "left_points", "exact_draws")  # fmt: skip
+SIDE_KEYS = ("went_out", "books", "red_threes", "red_threes_left", "red_threes_left_in_foot",
+             "melded", "left", "melded_points", "left_points", "exact_draws")  # fmt: skip
 MELD_KEYS = ("rank", "naturals", "jokers", "twos", "top_card")
 
 

@@ -37,6 +37,14 @@ def test_a_finished_club_match_writes_one_result_per_side_with_its_counts(ctx):
     assert results[1].red_threes_left == 4
 
 
+def test_red_threes_left_in_a_foot_count_among_the_red_threes_left(ctx):
+    club = clubs.create_club("Tuesday")
+    extra = {1: {"red_threes_left": 1, "red_threes_left_in_foot": 1}}
+    play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), extra=extra)
+    results = db.session.scalars(select(SideResult).order_by(SideResult.position)).all()
+    assert results[1].red_threes_left == 8  # 1 in a hand and 1 in a foot, four deals
+
+
 def test_an_unfinished_match_has_no_result_and_a_casual_match_none_at_all(ctx):
     club = clubs.create_club("Tuesday")
     play(club, [("Ann", "Bob"), ("Cid", "Dee")], [[100, 50]])

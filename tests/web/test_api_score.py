@@ -331,3 +331,63 @@ def test_scoring_saves_nothing(client: FlaskClient, app: Any) -> None:
     with app.app_context():
         assert db.session.query(Match).count() == 0
         assert db.session.query(Deal).count() == 0
+
+
+@pytest.mark.parametrize(
+    ("rules_id", "players", "sides", "message"),
+    [
+        ("four-books", 4, 4, "Four books is not played with 4 players alone."),
+        ("four-books", 3, 2, "Four books is not played with 3 players in 2 sides."),
+        ("whitnack", 4, 4, "Whitnack is not played with 4 players alone."),
+    ],
+)
+def test_a_seating_the_rule_set_does_not_allow_is_a_422_on_sides(
+    client: FlaskClient, rules_id: str, players: int, sides: int, message: str
+) -> None:
+    body = {"rules": rules_id, "deal": 1, "players": players, "sides": [{}] * sides}
+    response = client.post(URL, json=body)
+    assert fields(response) == ["sides"]
+    assert response.json["errors"][0]["message"] == message
+
+
+@pytest.mark.parametrize(
+    ("left", "field"),
+    [
+        ({"left_points": 10}, "sides[0].left"),
+        ({"left": {"black3": 1}}, "sides[0].left"),
+        ({"red_threes_left": 1}, "sides[0].red_threes_left"),
+        ({"red_threes_left_in_foot": 1}, "sides[0].red_threes_left_in_foot"),
+    ],
+)
+def test_a_player_alone_who_went_out_with_anything_left_is_a_422(
+    client: FlaskClient, left: dict[str, Any], field: str
+) -> None:
+    side = {"went_out": True, "books": {"clean": 2, "dirty": 2}, "melded_points": 900, **left}
+    body = {"rules": "four-books", "deal": 1, "players": 3, "sides": [side, {}, {}]}
+    assert fields(client.post(URL, json=body)) == [field]
+
+
+def test_a_red_three_in_an_unpicked_foot_costs_100_under_classic_only_if_an_opponent_went_out(
+    client: FlaskClient,
+) -> None:
+    """Side B of the worked example when the stock ran out: 185 + 500 - 75 = 610."""
+    data = copy.deepcopy(examples.SCORE_REQUEST)
+    data["sides"][0]["went_out"] = False
+    response = client.post(URL, json=data)
+    assert response.status_code == 200
+    assert response.json["sides"][1]["red_threes_left"] == 0
+    assert response.json["sides"][1]["total"] == 610
+
+
+def test_the_openapi_document_describes_the_red_threes_left_in_a_foot(
+    client: FlaskClient,
+) -> None:
+    schemas = client.get("/api/v1/openapi.json").json["components"]["schemas"]
+    entry = schemas["SideEntry"]["properties"]["red_threes_left_in_foot"]
+    assert "foot the side never picked up" in entry["description"]
+    red = schemas["RuleSet"]["properties"]["red_three"]["properties"]
+    assert {"left_in_foot", "foot_only_if_opponent_out"} <= set(red)
+    assert schemas["RuleSet"]["properties"]["pile_blocked_by"]["items"]["enum"] == [
+        "black3",
+        "wild",
+    ]

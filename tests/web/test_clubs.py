@@ -111,6 +111,7 @@ def test_the_match_history_csv_has_a_row_per_side_per_deal_with_entry_and_breakd
     assert (first["deal"], first["side"], first["players"]) == ("1", "1", "Ann & Bob")
     assert (first["melded points"], first["score total"]) == ("500", "500")
     assert first["score card_points"] == "500"
+    assert first["red_threes_left_in_foot"] == "0"  # entries saved without the field read 0
 
 
 def test_text_cells_cannot_run_as_formulas_and_negative_numbers_stay_numbers(client, app):

@@ -250,9 +250,14 @@ def test_whitnack_takes_the_pile_only_when_it_holds_seven_cards(
     assert bool(size_fields) is (rules == "whitnack")
 
 
-@pytest.mark.parametrize("rules", PRESET_IDS)
-@pytest.mark.parametrize(("top", "name"), [("3", "A three"), ("wild", "A wild card")])
-def test_a_three_or_a_wild_card_on_top_blocks_the_pile(
+@pytest.mark.parametrize(
+    ("rules", "top", "name"),
+    [
+        *((rules, "3", "A three") for rules in PRESET_IDS),
+        ("four-books", "wild", "A wild card"),
+    ],
+)
+def test_a_three_or_where_the_rules_say_so_a_wild_card_on_top_blocks_the_pile(
     client: FlaskClient, rules: str, top: str, name: str
 ) -> None:
     shown = check(client, f"rules={rules}&deal=1&m=A.3.0.0&top={top}")
@@ -262,11 +267,58 @@ def test_a_three_or_a_wild_card_on_top_blocks_the_pile(
     assert pressed.attrs["aria-pressed"] == "true"
 
 
-@pytest.mark.parametrize("rules", PRESET_IDS)
-def test_a_wild_meld_cannot_be_made_with_the_top_card(client: FlaskClient, rules: str) -> None:
-    shown = check(client, f"rules={rules}&deal=1&m=wild.0.2.1.t")
+def test_four_books_cannot_make_a_wild_meld_with_the_top_card(client: FlaskClient) -> None:
+    """Czech: "nikdy, když je navrchu divoká karta nebo trojka" (never with a wild card or a
+    three on top)."""
+    shown = check(client, "rules=four-books&deal=1&m=wild.0.2.1.t")
     assert shown.melds[0].legal is False
     assert "cannot be taken with a wild card on top" in shown.melds[0].text
+
+
+@pytest.mark.parametrize("rules", ["classic", "whitnack"])
+def test_a_wild_card_on_top_is_taken_with_two_wild_cards_from_hand(
+    client: FlaskClient, rules: str
+) -> None:
+    """Bosnian: "Gornja karta odbačene ne može biti (crna) trojka" (the top card cannot be a
+    (black) three); a wild card on top makes a wild meld with two from hand: 2 jokers and
+    a two = 50 + 50 + 20 = 120 (whitnack: from a pile of 7)."""
+    shown = check(client, f"rules={rules}&deal=1&m=wild.0.2.1.t&size=7")
+    assert (shown.melds[0].legal, shown.counted, shown.enough) == (True, 120, True)
+    short = check(client, f"rules={rules}&deal=1&m=wild.0.1.1.t&size=7")
+    assert "needs two wild cards from your hand; this meld has 1" in short.melds[0].text
+
+
+@pytest.mark.parametrize("rules", ["classic", "whitnack"])
+def test_tapping_wild_as_the_top_card_starts_a_wild_meld_where_it_does_not_block(
+    client: FlaskClient, rules: str
+) -> None:
+    response = client.get(f"/meld?rules={rules}&deal=1&op=top:wild")
+    assert response.status_code == 303
+    assert response.headers["Location"].endswith(f"rules={rules}&deal=1&m=wild.0.0.0.t")
+    shown = check(client, f"rules={rules}&deal=1&m=wild.0.0.0.t")
+    pressed = parse(shown.html).find_all("button", value="top:wild")[0]
+    assert pressed.attrs["aria-pressed"] == "true"
+    assert "taken with two wild cards from your hand" in shown.text
+
+
+def test_a_wild_top_card_in_the_url_is_ignored_where_it_does_not_block(
+    client: FlaskClient,
+) -> None:
+    shown = check(client, "rules=classic&deal=1&m=A.3.0.0&top=wild")
+    assert shown.status == 422
+    assert any("does not block the pile" in n for n in shown.notices)
+    assert shown.counted == 60
+
+
+def test_a_second_meld_of_kings_is_not_legal_and_the_first_still_counts(
+    client: FlaskClient,
+) -> None:
+    """Bosnian: "Partnerima nije dozvoljeno da imaju dvije nepotpune kombinacije jednakog
+    ranga." (Partners may not have two unfinished melds of equal rank.) 30 + 0 = 30."""
+    shown = check(client, "rules=classic&deal=1&m=K.3.0.0&m=K.3.0.0")
+    assert [m.legal for m in shown.melds] == [True, False]
+    assert "already starts a meld of kings" in shown.melds[1].text
+    assert shown.counted == 30
 
 
 @pytest.mark.parametrize("rules", PRESET_IDS)

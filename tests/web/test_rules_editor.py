@@ -69,6 +69,7 @@ def test_every_knob_can_be_changed_and_is_saved(app: Flask, client: FlaskClient)
             "special_books-0-requires": 1,
             "conditions-0": "Partner agrees.",
             "conditions-1": "",
+            "conditions-2": "",
         },
         value_K=15,
         value_black3=0,
@@ -82,6 +83,10 @@ def test_every_knob_can_be_changed_and_is_saved(app: Flask, client: FlaskClient)
         red_laid=200,
         red_laid_without_meld=0,
         red_left=-300,
+        red_left_in_foot=-50,
+        red_foot_only_if_opponent_out="y",
+        pile_blocked_by=["wild"],
+        one_open_meld_per_rank=None,
         going_out_bonus=150,
         requires_clean=1,
         requires_dirty=1,
@@ -102,7 +107,14 @@ def test_every_knob_can_be_changed_and_is_saved(app: Flask, client: FlaskClient)
         {"key": "sevens", "name": "Sevens", "rank": "7", "bonus": 1000, "wilds": False}
     ]
     assert rules["wild_limit"] == {"max_wilds": None, "naturals_per_wild": 1}
-    assert rules["red_three"] == {"laid": 200, "laid_without_meld": 0, "left": -300}
+    assert rules["red_three"] == {
+        "laid": 200,
+        "laid_without_meld": 0,
+        "left": -300,
+        "left_in_foot": -50,
+        "foot_only_if_opponent_out": True,
+    }
+    assert (rules["pile_blocked_by"], rules["one_open_meld_per_rank"]) == (["wild"], False)
     assert rules["going_out_bonus"] == 150
     assert rules["going_out_requires"] == {"clean": 1, "dirty": 1, "wild": 1, "sevens": 1}
     assert rules["going_out_conditions"] == ["Partner agrees."]
@@ -307,3 +319,34 @@ def test_the_list_shows_presets_and_saved_rule_sets(client: FlaskClient) -> None
     assert f'href="/rules/{public_id}"' in html and ">Friday<" in html
     for preset in PRESETS.values():
         assert f'href="/rules/presets/{preset.id}"' in html
+
+
+def test_a_blank_red_three_in_a_foot_costs_what_one_in_a_hand_does(
+    app: Flask, client: FlaskClient
+) -> None:
+    fields = changed(new_form(client, "four-books"), red_left=-200, red_left_in_foot="")
+    assert client.post("/rules", data=fields).status_code == 303
+    assert saved(app)[0]["red_three"]["left_in_foot"] == -200
+
+
+def test_no_ticked_top_card_means_nothing_blocks_the_pile(app: Flask, client: FlaskClient) -> None:
+    fields = changed(new_form(client, "four-books"), pile_blocked_by=None)
+    assert client.post("/rules", data=fields).status_code == 303
+    assert saved(app)[0]["pile_blocked_by"] == []
+
+
+def test_the_editor_shows_the_new_knobs_of_a_preset(client: FlaskClient) -> None:
+    fields = new_form(client, "classic")
+    assert fields["red_left_in_foot"] == "-100"
+    assert fields["red_foot_only_if_opponent_out"] == "y"
+    assert fields.getlist("pile_blocked_by") == ["black3"]
+    assert fields["one_open_meld_per_rank"] == "y"
+
+
+def test_a_bad_red_three_in_a_foot_is_refused_beside_its_field(client: FlaskClient) -> None:
+    fields = changed(new_form(client), red_left_in_foot="lots")
+    response = client.post("/rules", data=fields)
+    assert response.status_code == 422
+    assert "Enter a whole number" in error_beside(
+        response.get_data(as_text=True), "red_left_in_foot"
+    )

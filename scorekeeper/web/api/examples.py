@@ -25,7 +25,7 @@ SCORE_REQUEST: Final[dict[str, Any]] = {
             "went_out": False,
             "books": {"clean": 1, "dirty": 0, "wild": 0},
             "red_threes": 0,
-            "red_threes_left": 1,
+            "red_threes_left_in_foot": 1,
             "melded_points": 185,
             "left_points": 75,
         },
@@ -67,6 +67,18 @@ MELD_REQUEST: Final[dict[str, Any]] = {
         {"rank": "K", "naturals": 3, "jokers": 0, "twos": 1},
         {"rank": "Q", "naturals": 3, "top_card": True},
         {"rank": "wild", "jokers": 2, "twos": 1},
+    ],
+}
+
+#: RULES.md 5 note (4) and 6: under classic a wild card on top is taken with two wild
+#: cards from hand (3 jokers: 150); a second unfinished meld of kings is not legal.
+MELD_WILD_TOP_REQUEST: Final[dict[str, Any]] = {
+    "rules": "classic",
+    "deal": 2,
+    "melds": [
+        {"rank": "wild", "jokers": 3, "top_card": True},
+        {"rank": "K", "naturals": 3},
+        {"rank": "K", "naturals": 4},
     ],
 }
 

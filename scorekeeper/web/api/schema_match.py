@@ -44,7 +44,10 @@ def match_schema() -> dict[str, Any]:
         "rules": ref("RuleSet"),
         "rules_origin": {"type": "string", "description": "The id the rules were chosen by."},
         "sides": {"type": "array", "items": side},
-        "deals_in_game": {"type": "integer"},
+        "deals_in_game": {
+            "type": "integer",
+            "description": "Chosen when the match started (the frozen rules' deals).",
+        },
         "deals": {"type": "array", "items": deal},
         "totals": {"type": "array", "items": {"type": "integer"}},
         "current_deal": {**nullable_int, "description": "The next deal; null once finished."},

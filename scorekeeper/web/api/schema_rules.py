@@ -11,8 +11,12 @@ from typing import Any
 from ...engine._rules_reader import BONUS_BOUND, SANE, VALUE_BOUND
 from ...engine.cards import BOOK_KINDS, CARD_KEYS, NATURAL_RANKS
 from ...engine.rules import (
+    DEFAULT_PILE_BLOCKED_BY,
+    MAX_DEALS,
     MAX_PLAYERS,
+    MIN_DEALS,
     PAIR_KINDS,
+    PILE_BLOCKERS,
     PLAYERS_PLUS_ONE,
     REQUIRED_KEYS,
     SLUG,
@@ -135,7 +139,12 @@ def rule_set_schema() -> dict[str, Any]:
                 "pair": {"enum": list(PAIR_KINDS), "default": PAIR_KINDS[0]},
             }
         ),
-        "deals": integer(1, 20),
+        "deals": integer(
+            MIN_DEALS,
+            MAX_DEALS,
+            "Deals in a game, the default: a match may start with another number, which its"
+            " frozen copy keeps (a per-deal minimum-meld table is then fitted).",
+        ),
         "minimum_meld": _minimum_meld(),
         "card_values": closed({key: integer(0, VALUE_BOUND) for key in CARD_KEYS}, CARD_KEYS),
         "book_bonus": _book_bonus(),
@@ -164,9 +173,43 @@ def rule_set_schema() -> dict[str, Any]:
             }
         ),
         "red_three": closed(
-            {"laid": signed, "laid_without_meld": signed, "left": signed},
+            {
+                "laid": {**signed, "description": "Each red three laid by a side that melded."},
+                "laid_without_meld": {
+                    **signed,
+                    "description": "Each red three laid by a side with nothing on the table.",
+                },
+                "left": {**signed, "description": "Each red three left in a hand."},
+                "left_in_foot": {
+                    **signed,
+                    "description": (
+                        "Each red three left in a foot never picked up. Absent: the value"
+                        " of left (rule sets saved before this knob)."
+                    ),
+                },
+                "foot_only_if_opponent_out": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "true: left_in_foot applies only when another side went out.",
+                },
+            },
             ["laid", "laid_without_meld", "left"],
         ),
+        "pile_blocked_by": {
+            "type": "array",
+            "uniqueItems": True,
+            "items": {"enum": list(PILE_BLOCKERS)},
+            "default": list(DEFAULT_PILE_BLOCKED_BY),
+            "description": (
+                "Top cards of the discard pile nobody may take it with. Without wild, a wild"
+                " card on top is taken with two wild cards from hand as a wild-only meld."
+            ),
+        },
+        "one_open_meld_per_rank": {
+            "type": "boolean",
+            "default": False,
+            "description": "true: a side may not have two unfinished melds of one rank.",
+        },
         "going_out_bonus": bonus,
         "going_out_requires": {
             "type": "object",

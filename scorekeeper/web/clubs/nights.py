@@ -41,7 +41,7 @@ def new_match(club_id: str) -> Response:
     start.layout.choices = match_forms.layout_choices(rules)
     layout = match_forms.choose_layout(rules, start.layout.data)
     start.layout.data = match_forms.layout_key(layout)
-    form = match_forms.new_match_form(layout)
+    form = match_forms.new_match_form(layout, deals=rules.deals)
     form.rules.data, form.layout.data = rules.id, match_forms.layout_key(layout)
     return _page(club, start, form, WhenForm(formdata=None), rules, layout)
 
@@ -71,7 +71,7 @@ def create_match(club_id: str) -> Response:
     layout = match_forms.parse_layout(request.form.get("layout"))
     if layout is None or layout not in rules.layouts:
         layout = (2, 2) if (2, 2) in rules.layouts else rules.layouts[0]
-    form = match_forms.new_match_form(layout, request.form)
+    form = match_forms.new_match_form(layout, request.form, deals=rules.deals)
     when = WhenForm()
     start = match_forms.StartForm(data={"rules": rules.id})
     start.layout.choices = match_forms.layout_choices(rules)
@@ -86,7 +86,12 @@ def create_match(club_id: str) -> Response:
         ]
         try:
             loaded = clubs.start_club_match(
-                club, rules, sides, form.first_dealer.data, when.played_on.data
+                club,
+                rules,
+                sides,
+                form.first_dealer.data,
+                when.played_on.data,
+                deals=form.deals_in_game.data,
             )
         except EngineError as error:
             for problem in error.problems:
@@ -103,6 +108,8 @@ def _field(form: Any, path: str) -> Any:
         side = path[6 : path.index("]")]
         seat = path[path.index(".players[") + 9 : -1]
         return form[f"side_{side}_player_{seat}"]
+    if path == "deals":
+        return form.deals_in_game
     return form.first_dealer
 
 

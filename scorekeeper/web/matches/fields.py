@@ -18,7 +18,7 @@ def no_control_characters(form: Any, field: Any) -> None:
         raise ValidationError(_l("Use letters, digits and spaces only."))
 
 
-WHOLE_NUMBER = _l("Enter a whole number from 0 to %(max)s.")
+WHOLE_NUMBER = _l("Enter a whole number from %(min)s to %(max)s.")
 
 
 class WholeRange(NumberRange):
@@ -40,10 +40,12 @@ class WholeNumberField(IntegerField):
     """A count or points field: empty is None, anything but a whole number in range gets
     one message saying what is wanted (not "not a valid integer" and a range error too)."""
 
-    def __init__(self, label: Any = "", high: int = COUNT_BOUND, **kwargs: Any) -> None:
-        kwargs.setdefault("render_kw", {"inputmode": "numeric", "min": 0, "placeholder": "0"})
-        super().__init__(label, [Optional(), WholeRange(0, high, WHOLE_NUMBER)], **kwargs)
-        self.high = high
+    def __init__(
+        self, label: Any = "", high: int = COUNT_BOUND, low: int = 0, **kwargs: Any
+    ) -> None:
+        kwargs.setdefault("render_kw", {"inputmode": "numeric", "min": low, "placeholder": "0"})
+        super().__init__(label, [Optional(), WholeRange(low, high, WHOLE_NUMBER)], **kwargs)
+        self.low, self.high = low, high
 
     def process_formdata(self, valuelist: list[Any]) -> None:
         """Read the typed text; blank is empty, not an error."""
@@ -53,7 +55,7 @@ class WholeNumberField(IntegerField):
         try:
             super().process_formdata(valuelist)
         except ValueError:
-            raise ValueError(WHOLE_NUMBER % {"max": self.high}) from None
+            raise ValueError(WHOLE_NUMBER % {"min": self.low, "max": self.high}) from None
 
     def pre_validate(self, form: Any) -> None:
         """Text that is no number already has its message: skip the range check."""

@@ -13,6 +13,7 @@ from wtforms.validators import InputRequired, Length, Optional
 
 from ...engine import RuleSet, value_groups
 from ...engine.entries import COUNT_BOUND, POINTS_BOUND
+from ...engine.rules import MAX_DEALS, MIN_DEALS
 from ...services import rule_sets
 from ..rules.card import layout_text
 from .fields import WholeNumberField, no_control_characters
@@ -62,13 +63,21 @@ def layout_choices(rules: RuleSet) -> list[tuple[str, str]]:
     return [(layout_key(lay), layout_text(lay)) for lay in rules.layouts]
 
 
-def new_match_form(layout: tuple[int, ...], data: Any = None) -> FlaskForm:
-    """Step two: the names of the players of each side, and who deals first."""
+def new_match_form(layout: tuple[int, ...], data: Any = None, deals: int = 4) -> FlaskForm:
+    """Step two: the names of the players of each side, who deals first, and how many
+    deals the table agreed on (``deals``, the rule set's number, is the default)."""
 
     class NewMatchForm(FlaskForm):
         rules = HiddenField()
         layout = HiddenField()
         first_dealer = SelectField(_l("Who deals first?"), coerce=int, default=0)
+        deals_in_game = WholeNumberField(
+            _l("Number of deals"),
+            MAX_DEALS,
+            low=MIN_DEALS,
+            default=deals,
+            render_kw={"inputmode": "numeric", "min": MIN_DEALS, "max": MAX_DEALS},
+        )
 
     for i, size in enumerate(layout):
         if size > 1:
@@ -130,7 +139,7 @@ def side_form_class(rules: RuleSet) -> type[Form]:
 
     class SideForm(Form):
         red_threes = _count(_l("Red threes laid"))
-        red_threes_left = _count(_l("Red threes left"))
+        red_threes_left = _count(_l("Red threes left in a hand"))
         melded_points = _count(_l("Points on the table"), POINTS_BOUND)
         left_points = _count(_l("Points left in hand and foot"), POINTS_BOUND)
 
@@ -139,6 +148,11 @@ def side_form_class(rules: RuleSet) -> type[Form]:
     for block in ("melded", "left"):
         for key in card_keys(rules, block):
             setattr(SideForm, f"{block}_{field_slug(key)}", _count(key))
+    if rules.red_three.hand_and_foot_alike:
+        # One count serves both: a red three costs the same wherever it was left.
+        SideForm.red_threes_left = _count(_l("Red threes left in hand or foot"))
+    else:
+        SideForm.red_threes_left_in_foot = _count(_l("Red threes in a foot nobody picked up"))
     if rules.exact_draw_bonus:
         SideForm.exact_draws = _count(_l("Exact draws"))
     return SideForm
@@ -179,6 +193,8 @@ def entries_from_form(form: Any, rules: RuleSet) -> list[dict[str, Any]]:
         entry["books"] = {k: side[f"books_{k}"].data or 0 for k in rules.book_kinds()}
         entry["red_threes"] = side["red_threes"].data or 0
         entry["red_threes_left"] = side["red_threes_left"].data or 0
+        if not rules.red_three.hand_and_foot_alike:
+            entry["red_threes_left_in_foot"] = side["red_threes_left_in_foot"].data or 0
         if rules.exact_draw_bonus:
             entry["exact_draws"] = side["exact_draws"].data or 0
         for block in ("melded", "left"):
@@ -199,13 +215,19 @@ def entries_from_form(form: Any, rules: RuleSet) -> list[dict[str, Any]]:
 def form_data_from_entries(entries: list[dict[str, Any]], rules: RuleSet) -> dict[str, Any]:
     """Initial form data for correcting a stored deal."""
     went_out = next((str(i) for i, e in enumerate(entries) if e.get("went_out")), "")
+    alike = rules.red_three.hand_and_foot_alike
     sides = []
     for entry in entries:
+        in_hand = entry.get("red_threes_left") or 0
+        in_foot = entry.get("red_threes_left_in_foot") or 0
         side: dict[str, Any] = {
             "red_threes": entry.get("red_threes") or None,
-            "red_threes_left": entry.get("red_threes_left") or None,
+            # one stepper where hand and foot cost the same: it shows both counts
+            "red_threes_left": (in_hand + in_foot if alike else in_hand) or None,
             "exact_draws": entry.get("exact_draws") or None,
         }
+        if not alike:
+            side["red_threes_left_in_foot"] = in_foot or None
         for kind, n in entry.get("books", {}).items():
             side[f"books_{kind}"] = n or None
         for block in ("melded", "left"):
@@ -251,4 +273,6 @@ def _field_for(form: Any, path: str) -> Any:
     try:
         return side[name]
     except KeyError:
+        if name == "red_threes_left_in_foot":  # one stepper counts hand and foot alike
+            return side["red_threes_left"]
         return None

@@ -49,7 +49,7 @@ def new() -> Response | str:
     start.layout.choices = forms.layout_choices(rules)
     layout = forms.choose_layout(rules, start.layout.data)
     start.layout.data = forms.layout_key(layout)
-    form = forms.new_match_form(layout)
+    form = forms.new_match_form(layout, deals=rules.deals)
     form.rules.data, form.layout.data = choice.origin, forms.layout_key(layout)
     return _new_page(start, form, rules, layout)
 
@@ -78,7 +78,7 @@ def create() -> Response:
     layout = forms.parse_layout(request.form.get("layout"))
     if layout is None:
         abort(400)
-    form = forms.new_match_form(layout, request.form)
+    form = forms.new_match_form(layout, request.form, deals=rules.deals)
     start = forms.StartForm(data={"rules": choice.origin, "layout": forms.layout_key(layout)})
     start.layout.choices = forms.layout_choices(rules)
     if chosen is None:
@@ -94,7 +94,9 @@ def create() -> Response:
             for i, size in enumerate(layout)
         ]
         try:
-            loaded = service.start_match(rules, choice.origin, sides, form.first_dealer.data)
+            loaded = service.start_match(
+                rules, choice.origin, sides, form.first_dealer.data, deals=form.deals_in_game.data
+            )
         except EngineError as error:
             for problem in error.problems:
                 field = _new_match_field(form, start, problem.field)
@@ -113,6 +115,8 @@ def _new_match_field(form: Any, start: Any, path: str) -> Any:
         return form[f"side_{side}_player_{player}"]
     if path == "sides":
         return start.layout
+    if path == "deals":
+        return form.deals_in_game
     return form.first_dealer
 
 

@@ -13,7 +13,7 @@ from werkzeug.datastructures import MultiDict
 
 from ...engine import MeldCheck, RuleSet, check_meld
 from ...engine.errors import Problems
-from ...engine.meld import read_melds
+from ...engine.meld import WILD, read_melds
 from ...services.matches import LoadedMatch
 from .choice import Offered, choose_rules
 from .forms import CheckerForm, form_of_state, meld_dicts
@@ -37,8 +37,18 @@ def resolve(args: MultiDict[str, str], changed: bool = False) -> Page:
     deal = _deal(args, rules, loaded, notices)
     side, total = _side_and_total(args, rules, loaded, deal, form, submitted, notices)
     top = args.get("top") or None
+    wild_blocks = "wild" in rules.pile_blocked_by
     if top is not None and top not in BLOCKING_TOPS:
         notices.append(_("Only a three or a wild card blocks the pile; that top card was ignored."))
+        top = None
+    elif top == WILD and not wild_blocks:
+        notices.append(
+            _(
+                "Under %(rules)s a wild card on top does not block the pile: it is taken with"
+                " two wild cards from hand, so mark a wild meld with the top card instead.",
+                rules=rules.name,
+            )
+        )
         top = None
     size = _size(args, form, submitted, notices)
     numbers: list[int] | None = None
@@ -67,7 +77,7 @@ def resolve(args: MultiDict[str, str], changed: bool = False) -> Page:
     op = args.get("op")
     if op and not has_errors:
         try:
-            state = apply_op(state, op, Offered(), rules.deals)
+            state = apply_op(state, op, Offered(), rules.deals, wild_blocks)
         except ValueError:
             notices.append(_tap_problem(op, state))
         else:

@@ -28,7 +28,9 @@ from ...engine.meld import WILD
 RANKS: Final = (*NATURAL_RANKS, WILD)
 COUNT_FIELDS: Final = ("naturals", "jokers", "twos")
 TOP_FLAG: Final = "t"
-#: Cards that, on top of the discard pile, block it (RULES.md 1 and 6).
+#: Cards that, on top of the discard pile, may block it (RULES.md 4 and 6). A three always
+#: does (threes are never melded, so no pair could take it); a wild card only where the
+#: rule set's ``pile_blocked_by`` holds ``wild`` (elsewhere it starts a wild-only meld).
 BLOCKING_TOPS: Final = ("3", WILD)
 MAX_MELDS: Final = 12
 #: A natural meld starts as three of its rank; a meld with the top card holds the top card
@@ -110,11 +112,18 @@ def new_meld(rank: str, top_card: bool = False) -> Meld:
     return Meld(rank, 0 if rank == WILD else STARTING_NATURALS, top_card=top_card)
 
 
-def apply_op(state: CheckerState, op: str, origins: Container[str], deals: int) -> CheckerState:
+def apply_op(
+    state: CheckerState,
+    op: str,
+    origins: Container[str],
+    deals: int,
+    wild_blocks: bool = True,
+) -> CheckerState:
     """The state after one tap; raises ValueError for a tap that makes no sense.
 
     ``origins`` holds the rule sets that may be chosen, by origin key: a preset id or
     ``saved:<public_id>`` (so ``rules:saved:AbC`` chooses a saved rule set).
+    ``wild_blocks``: a wild card on top blocks the pile (else it marks a wild meld).
     """
     verb, _, arg = op.partition(":")
     if verb in ("inc", "dec"):
@@ -125,7 +134,7 @@ def apply_op(state: CheckerState, op: str, origins: Container[str], deals: int) 
         index = _index(arg, state)
         return replace(state, melds=state.melds[:index] + state.melds[index + 1 :])
     if verb == "top":
-        return _top(state, arg)
+        return _top(state, arg, wild_blocks)
     if verb == "clear":
         return replace(state, melds=(), top=None, size=None)
     if verb == "rules" and not state.match and arg in origins:
@@ -158,14 +167,15 @@ def _step(state: CheckerState, arg: str, delta: int) -> CheckerState:
     return replace(state, melds=tuple(melds))
 
 
-def _top(state: CheckerState, arg: str) -> CheckerState:
-    """Choose the top card: a rank marks its meld (starting one), 3 or wild blocks the pile."""
+def _top(state: CheckerState, arg: str, wild_blocks: bool = True) -> CheckerState:
+    """Choose the top card: a rank marks its meld (starting one), a three blocks the pile;
+    a wild card blocks it too, or (where it does not block) marks a wild-only meld."""
     unmarked = tuple(replace(m, top_card=False) for m in state.melds)
     if arg == "none":
         return replace(state, melds=unmarked, top=None)
-    if arg in BLOCKING_TOPS:
+    if arg == "3" or (arg == WILD and wild_blocks):
         return replace(state, melds=unmarked, top=arg)
-    if arg not in NATURAL_RANKS:
+    if arg not in RANKS:
         raise ValueError(arg)
     index = next((i for i, m in enumerate(unmarked) if m.rank == arg), None)
     if index is None:

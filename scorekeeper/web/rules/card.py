@@ -16,6 +16,7 @@ from ...engine.cards import BOOK_KINDS, rank_span
 from ...engine.entries import key_value
 from ...engine.rules import PLAYERS_PLUS_ONE
 from ..templating import signed
+from .sources import notes, source_text
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,8 @@ class RulesCard:
     going_out: tuple[Line, ...]
     conditions: tuple[str, ...]
     table: tuple[Line, ...]
+    source: str
+    notes: tuple[str, ...]
 
 
 def kind_name(rules: RuleSet, kind: str) -> str:
@@ -73,6 +76,8 @@ def rules_card(rules: RuleSet) -> RulesCard:
         going_out=_going_out(rules),
         conditions=rules.going_out_conditions,
         table=_table(rules),
+        source=source_text(rules),
+        notes=notes(rules),
     )
 
 
@@ -153,12 +158,38 @@ def _threes(rules: RuleSet) -> tuple[Line, ...]:
     return (
         Line(_("Red three laid"), signed(red.laid)),
         Line(_("Red three laid by a side that never melded"), signed(red.laid_without_meld)),
-        Line(_("Red three left in hand or unpicked foot"), signed(red.left)),
+        *_red_threes_left(rules),
         Line(
             _("Black three left in hand"),
             signed(-rules.card_values["black3"]) if rules.card_values["black3"] else "0",
         ),
     )
+
+
+def _red_threes_left(rules: RuleSet) -> tuple[Line, ...]:
+    red = rules.red_three
+    if red.hand_and_foot_alike:
+        return (Line(_("Red three left in hand or unpicked foot"), signed(red.left)),)
+    foot = signed(red.left_in_foot)
+    if red.foot_only_if_opponent_out:
+        foot = _("%(value)s if another side went out, else 0", value=foot)
+    return (
+        Line(_("Red three left in a hand"), signed(red.left)),
+        Line(_("Red three in a foot nobody picked up"), foot),
+    )
+
+
+def _pile_text(rules: RuleSet) -> str:
+    """Which top cards block the pile, and how a wild card on top is taken otherwise."""
+    blocked = set(rules.pile_blocked_by)
+    if blocked == {"black3", "wild"}:
+        return _("blocked by a three or a wild card on top")
+    if blocked == {"wild"}:
+        return _("blocked by a wild card on top")
+    text = _("blocked by a three on top") if blocked else _("no top card blocks it")
+    if rules.book_bonus.get("wild") is not None:
+        text += _("; a wild card on top is taken with two wild cards from hand")
+    return text
 
 
 def _going_out(rules: RuleSet) -> tuple[Line, ...]:
@@ -198,6 +229,11 @@ def _table(rules: RuleSet) -> tuple[Line, ...]:
         Line(_("Hand and foot"), _("%(h)s and %(f)s cards", h=rules.hand_size, f=rules.foot_size)),
         Line(_("Draw"), ngettext("%(num)s card a turn", "%(num)s cards a turn", rules.draw)),
         Line(_("Discard pile"), pickup_text),
+        Line(_("Top card"), _pile_text(rules)),
+        Line(
+            _("Unfinished melds of one rank"),
+            _("one at a time") if rules.one_open_meld_per_rank else _("any number"),
+        ),
         Line(_("Deals in a game"), str(rules.deals)),
         Line(_("Tie for first"), _("a draw")),
     )

@@ -130,7 +130,18 @@ class RuleSetForm(FlaskForm):
 
     red_laid = whole(_l("Red three laid"), signed=True)
     red_laid_without_meld = whole(_l("Red three laid by a side that never melded"), signed=True)
-    red_left = whole(_l("Red three left in hand or unpicked foot"), signed=True)
+    red_left = whole(_l("Red three left in a hand"), signed=True)
+    red_left_in_foot = whole(_l("Red three left in a foot nobody picked up"), signed=True)
+    red_foot_only_if_opponent_out = BooleanField(
+        _l("A red three in a foot counts only when another side went out")
+    )
+    pile_blocked_by = MultiCheckboxField(
+        _l("Top cards that block the discard pile"),
+        choices=[("black3", _l("A black three")), ("wild", _l("A wild card"))],
+    )
+    one_open_meld_per_rank = BooleanField(
+        _l("One unfinished meld per rank (a book must close before another starts)")
+    )
 
     going_out_bonus = whole(_l("Going-out bonus"), signed=True)
     requires_clean = whole(_l("Clean books needed"), signed=True)

@@ -85,7 +85,15 @@ def form_to_dict(form: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         "laid": take("red_three.laid", form.red_laid),
         "laid_without_meld": take("red_three.laid_without_meld", form.red_laid_without_meld),
         "left": take("red_three.left", form.red_left),
+        "foot_only_if_opponent_out": take(
+            "red_three.foot_only_if_opponent_out", form.red_foot_only_if_opponent_out
+        ),
     }
+    # Blank: a red three in an unpicked foot costs what one in a hand does (RULES.md 4).
+    if take("red_three.left_in_foot", form.red_left_in_foot) is not None:
+        data["red_three"]["left_in_foot"] = form.red_left_in_foot.data
+    data["pile_blocked_by"] = take("pile_blocked_by", form.pile_blocked_by) or []
+    data["one_open_meld_per_rank"] = take("one_open_meld_per_rank", form.one_open_meld_per_rank)
     data["going_out_bonus"] = take("going_out_bonus", form.going_out_bonus)
     texts = [f for f in form.conditions if not _blank(f.data)]
     data["going_out_conditions"] = [
