@@ -1,132 +1,308 @@
-"""``scorekeeper serve``: migrate the database, then serve the app to the local network."""
+"""The ``scorekeeper`` command: serve the app, migrate its database, make a demo club.
+
+Each subcommand registers itself with ``set_defaults(handler=...)`` and runs through
+``cli_errors.guarded``, so a failure it meets is one line on stderr, never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
-import socket
-import subprocess
 import sys
+import textwrap
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TextIO
 
+from . import network
+from .cli_errors import CommandError, database_error, guarded, port_error, safe_url
+
+DEFAULT_HOST = "0.0.0.0"
 DEFAULT_PORT = 8000
+DEMO_NAME = "Tuesday Card Club"
+
+DESCRIPTION = """\
+Scorekeeper for Hand and Foot: keeps the score on the phones around the table.
+
+Settings come from the environment (DATABASE_URL, SCOREKEEPER_SECRET_KEY, any
+SCOREKEEPER_<NAME>) or instance/config.py; without them the database is a SQLite file
+in instance/.
+"""
+
+EPILOG = """\
+examples:
+  scorekeeper serve                      serve to the phones on this network, port 8000
+  scorekeeper serve --host 127.0.0.1     serve to this computer only
+  scorekeeper seed-demo                  make a demo club with a season of matches
+  DATABASE_URL=postgresql://user@host/db scorekeeper migrate
+
+Run 'scorekeeper COMMAND --help' for a command's options. Running a club server for
+real (PostgreSQL, several processes, a proxy with TLS): docs/deploy.md.
+"""
 
 
-def local_addresses() -> list[str]:
-    """This machine's IPv4 addresses that phones on the same network can reach.
-
-    Read from the host's own name resolution and, where that knows only loopback (common
-    on Linux), from ``hostname -I``; nothing is sent on the network.
-    """
-    found: list[str] = []
-    try:
-        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
-    except OSError:
-        infos = []
-    candidates = [str(info[4][0]) for info in infos]
-    if not any(not a.startswith("127.") for a in candidates):
-        candidates += _hostname_addresses()
-    for address in candidates:
-        if _is_ipv4(address) and not address.startswith("127.") and address not in found:
-            found.append(address)
-    return found
-
-
-def _hostname_addresses() -> list[str]:
-    try:
-        done = subprocess.run(
-            ["hostname", "-I"], capture_output=True, text=True, timeout=2, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return []
-    return done.stdout.split() if done.returncode == 0 else []
-
-
-def _is_ipv4(address: str) -> bool:
-    try:
-        socket.inet_pton(socket.AF_INET, address)
-    except OSError:
-        return False
-    return True
-
-
-def announce(host: str, port: int, out: object = None) -> list[str]:
-    """Print the addresses to open (and a QR code of the first one); return them."""
+def announce(host: str, port: int, out: TextIO | None = None) -> list[str]:
+    """Print where the server answers (and a QR code of it); return the URLs printed."""
     stream = out or sys.stdout
-    addresses = local_addresses() if host in ("0.0.0.0", "::", "") else [host]
-    urls = [f"http://{a}:{port}/" for a in addresses] or [f"http://127.0.0.1:{port}/"]
-    if addresses:
-        print("Scorekeeper is running. Open it on a phone on the same Wi-Fi:", file=stream)  # type: ignore[arg-type]
+    here = network.this_computer_url(host, port)
+    if network.is_loopback(host):
+        print(f"Scorekeeper is running on this computer only: {here}", file=stream)
+        print("Press Ctrl+C to stop.", file=stream, flush=True)
+        return [here]
+    urls = network.network_urls(host, port)
+    if urls:
+        print("Scorekeeper is running. Open it on a phone on the same Wi-Fi:", file=stream)
     else:
         print(
             "Scorekeeper is running. This computer's network address was not found:"
-            " look it up in its network settings and open http://<address>:"
-            f"{port}/ on the phones.",
-            file=stream,  # type: ignore[arg-type]
+            f" look it up in its network settings and open http://<address>:{port}/"
+            " on the phones.",
+            file=stream,
         )
     for url in urls:
-        print(f"  {url}", file=stream)  # type: ignore[arg-type]
-    print(f"  (on this computer: http://127.0.0.1:{port}/)", file=stream)  # type: ignore[arg-type]
+        print(f"  {url}", file=stream)
+    print(f"  (on this computer: {here})", file=stream)
+    if urls:
+        _print_qr(urls[0], stream)
+    print(
+        "Anyone on this network can open it and, until accounts exist, change anything in"
+        " it; --host 127.0.0.1 keeps it to this computer.",
+        file=stream,
+    )
+    print("Press Ctrl+C to stop.", file=stream, flush=True)
+    return urls or [here]
+
+
+def _print_qr(url: str, stream: TextIO) -> None:
     try:
         import segno
 
-        segno.make(urls[0], error="m").terminal(out=stream, compact=True)  # type: ignore[arg-type]
+        segno.make(url, error="m").terminal(out=stream, compact=True)
     except Exception:  # a QR code is a convenience; the printed address is enough
         pass
-    print("Press Ctrl+C to stop.", file=stream)  # type: ignore[arg-type]
-    return urls
+
+
+def migrate_database(app: Any) -> str:
+    """Upgrade the app's database to the newest migration; return that revision."""
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+    from alembic.util import CommandError as AlembicError
+
+    from .extensions import db
+
+    with app.app_context():
+        where = safe_url(str(app.config["SQLALCHEMY_DATABASE_URI"]))
+        try:
+            with db.engine.connect():
+                pass
+        except Exception as exc:
+            raise CommandError(
+                f"the database {where} cannot be reached: {database_error(exc)}"
+            ) from exc
+        config = app.extensions["migrate"].migrate.get_config()
+        try:
+            command.upgrade(config, "head")
+        except AlembicError as exc:
+            hint = ""
+            if "Can't locate revision" in str(exc):
+                hint = " (it was migrated by another version of scorekeeper)"
+            raise CommandError(f"the database {where} cannot be migrated{hint}: {exc}") from exc
+        except Exception as exc:
+            raise CommandError(
+                f"a migration of the database {where} failed: {database_error(exc)}"
+            ) from exc
+        with db.engine.connect() as connection:
+            return str(MigrationContext.configure(connection).get_current_revision())
 
 
 def migrated_app() -> Any:
     """The app, with its database upgraded to the newest migration."""
-    from flask_migrate import upgrade
+    from .app import create_app
+
+    app = create_app()
+    migrate_database(app)
+    return app
+
+
+def serve(args: argparse.Namespace) -> None:
+    """Listen, apply migrations, announce the addresses, then serve with waitress."""
+    from waitress import create_server
 
     from .app import create_app
 
     app = create_app()
-    with app.app_context():
-        upgrade()
-    return app
+    try:
+        server = create_server(
+            app, host=args.host, port=args.port, threads=args.threads, ident="scorekeeper"
+        )
+    except OSError as exc:
+        raise port_error(exc, args.host, args.port) from exc
+    try:
+        migrate_database(app)
+        announce(args.host, getattr(server, "effective_port", args.port))
+        server.run()
+    finally:
+        server.close()
 
 
-def serve(host: str, port: int, threads: int) -> None:
-    """Apply migrations, then serve with waitress (a production WSGI server)."""
-    from waitress import serve as waitress_serve
+def migrate(args: argparse.Namespace) -> None:
+    """Apply the migrations and say which one the database is at."""
+    from .app import create_app
+
+    revision = migrate_database(create_app())
+    print(f"The database is up to date (migration {revision}).")
+
+
+def seed_demo(args: argparse.Namespace) -> None:
+    """Make the demo club unless it exists, and print where to open it."""
+    from .services import demo
 
     app = migrated_app()
-    announce(host, port)
-    waitress_serve(app, host=host, port=port, threads=threads, ident="scorekeeper")
+    with app.app_context():
+        club, created = demo.seed_once(args.name, args.weeks)
+        lines = demo_report(club, created, args.host, args.port, app.config.get("PUBLIC_BASE_URL"))
+    print("\n".join(lines))
+
+
+def demo_report(club: Any, created: bool, host: str, port: int, base: str | None) -> list[str]:
+    """What ``seed-demo`` says: made now or found, and the URLs the server answers it on."""
+    path = f"/c/{club.public_id}"
+    if created:
+        lines = [f"Created the demo club {club.name}: eight players and a season of matches."]
+    else:
+        lines = [
+            f"The demo club {club.name} already exists; nothing was changed (--name makes another)."
+        ]
+    lines.append("Open it where the server answers (start it with 'scorekeeper serve'):")
+    urls = [base.rstrip("/") + path] if base else []
+    urls += network.network_urls(host, port, path)
+    lines += [f"  {url}" for url in urls]
+    lines.append(f"  {network.this_computer_url(host, port, path)} (on this computer)")
+    return lines
+
+
+def _port(text: str) -> int:
+    port = _whole(text)
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text} is not a port: use 1 to 65535 (0: any free one)")
+    return port
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def _within(low: int, high: int) -> Any:
+    def check(text: str) -> int:
+        number = _whole(text)
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(f"{number} is not from {low} to {high}")
+        return number
+
+    return check
+
+
+def _add_where(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--host",
+        default=DEFAULT_HOST,
+        help=f"{what} (default {DEFAULT_HOST}: every network interface; 127.0.0.1: this"
+        " computer only)",
+    )
+    parser.add_argument(
+        "--port", type=_port, default=DEFAULT_PORT, help=f"its port (default {DEFAULT_PORT})"
+    )
+
+
+def _fill(*paragraphs: str) -> str:
+    """Paragraphs wrapped at 79 columns; a paragraph that starts with a space is kept as is."""
+    return "\n\n".join(p[1:] if p.startswith(" ") else textwrap.fill(p, 79) for p in paragraphs)
+
+
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    return argparse.RawDescriptionHelpFormatter(prog, max_help_position=28)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: ``serve``, ``migrate`` and ``seed-demo``."""
+    parser = argparse.ArgumentParser(
+        prog="scorekeeper", description=DESCRIPTION, epilog=EPILOG, formatter_class=_formatter
+    )
+    parser.add_argument(
+        "--debug", action="store_true", help="show the full traceback when a command fails"
+    )
+    commands = parser.add_subparsers(
+        title="commands", dest="command", required=True, metavar="COMMAND"
+    )
+    run = commands.add_parser(
+        "serve",
+        help="apply the database migrations and serve the app",
+        description=_fill(
+            "Apply the database migrations, then serve the app with waitress (one process,"
+            " several threads) and print the addresses to open, with a QR code."
+        ),
+        epilog=_fill(
+            " examples:\n  scorekeeper serve\n  scorekeeper serve --host 127.0.0.1 --port 8080",
+            "Serving on every interface lets anyone on the network open the app and, until"
+            " accounts exist, change anything in it. Several processes behind a proxy with"
+            " TLS: docs/deploy.md.",
+        ),
+        formatter_class=_formatter,
+    )
+    _add_where(run, "address to listen on")
+    run.add_argument(
+        "--threads", type=_within(1, 256), default=8, help="requests served at once (default 8)"
+    )
+    run.set_defaults(handler=serve)
+    up = commands.add_parser(
+        "migrate",
+        help="apply the database migrations and exit",
+        description=_fill(
+            "Upgrade the database to the newest migration and exit ('serve' does this too),"
+            " for server processes that start without migrating, such as gunicorn's."
+        ),
+        epilog=_fill(
+            " example:\n  DATABASE_URL=postgresql://scorekeeper@localhost/scorekeeper"
+            " scorekeeper migrate",
+            " to roll back the newest migration:\n  flask --app scorekeeper.app db downgrade",
+        ),
+        formatter_class=_formatter,
+    )
+    up.set_defaults(handler=migrate)
+    demo = commands.add_parser(
+        "seed-demo",
+        help="make a demo club with a season of matches",
+        description=_fill(
+            "Make a demo club (eight players, a season of club nights, one table still"
+            " playing today) and print the URLs to open it. Run again, it finds the club of"
+            " that name and changes nothing."
+        ),
+        epilog=_fill(
+            " examples:\n  scorekeeper seed-demo\n  scorekeeper seed-demo --name 'Friday Club'"
+            " --weeks 4\n  scorekeeper seed-demo --host 127.0.0.1 --port 8080",
+            "--host and --port do not start anything: they say where 'scorekeeper serve'"
+            " listens, so that the URLs printed are the ones it answers.",
+        ),
+        formatter_class=_formatter,
+    )
+    demo.add_argument("--name", default=DEMO_NAME, help=f"the club's name (default {DEMO_NAME})")
+    demo.add_argument(
+        "--weeks", type=_within(1, 52), default=10, help="club nights to play, 1 to 52 (default 10)"
+    )
+    _add_where(demo, "where 'scorekeeper serve' listens")
+    demo.set_defaults(handler=seed_demo)
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``scorekeeper`` command."""
-    parser = argparse.ArgumentParser(prog="scorekeeper", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("serve", help="migrate the database and serve the app")
-    run.add_argument("--host", default="0.0.0.0", help="address to listen on (all by default)")
-    run.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (default 8000)")
-    run.add_argument("--threads", type=int, default=8, help="worker threads (default 8)")
-    demo = commands.add_parser("seed-demo", help="create a demo club with a season of matches")
-    demo.add_argument("--name", default="Tuesday Card Club", help="the demo club's name")
-    demo.add_argument("--weeks", type=int, default=10, help="club nights to play (1 to 52)")
+    """Entry point of the ``scorekeeper`` command; its exit status."""
+    parser = build_parser()
+    if not (sys.argv[1:] if argv is None else argv):
+        parser.print_help(sys.stderr)  # a bare 'scorekeeper' shows what it can do
+        raise SystemExit(2)
     args = parser.parse_args(argv)
-    if args.command == "seed-demo":
-        seed_demo(args.name, args.weeks)
-    else:
-        serve(args.host, args.port, args.threads)
-    return 0
-
-
-def seed_demo(name: str, weeks: int) -> None:
-    """Apply migrations, then create the demo club (see ``services.demo``)."""
-    from .services import demo
-
-    if not 1 <= weeks <= 52:
-        raise SystemExit("--weeks must be from 1 to 52")
-    app = migrated_app()
-    with app.app_context():
-        club = demo.seed(name, weeks)
-        print(f"Created {club.name}: open /c/{club.public_id} in the app.")
+    return guarded(args.handler, args, debug=args.debug)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -23,9 +23,10 @@ def test_the_wheel_builds_without_a_deprecation_warning_and_declares_mit(tmp_pat
     shutil.copytree(
         ROOT / "scorekeeper", source / "scorekeeper", ignore=shutil.ignore_patterns("__pycache__")
     )
+    dist = tmp_path / "dist"
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-cache-dir"]
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v"]
-        + ["--no-cache-dir", "--disable-pip-version-check", "-w", str(tmp_path / "dist"), "."],
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-v", "-w", str(dist), "."],
         cwd=source,
         capture_output=True,
         text=True,
@@ -35,7 +36,7 @@ def test_the_wheel_builds_without_a_deprecation_warning_and_declares_mit(tmp_pat
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
     assert "deprecat" not in output.lower(), output
-    (wheel,) = (tmp_path / "dist").glob("scorekeeper-*.whl")
+    (wheel,) = dist.glob("scorekeeper-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA")))
