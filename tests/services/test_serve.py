@@ -1,7 +1,8 @@
-"""Real servers on a free port: the README's ``scorekeeper serve`` and gunicorn's workers.
+"""The README's ``scorekeeper serve`` as a real server on a free port, and the WSGI module.
 
-Each test starts the server as a separate process (as a newcomer or a systemd unit would),
-reads where it answers, requests a page, and stops it.
+The server runs as a separate process, as a newcomer starts it: the test reads the address
+it prints, requests the page there, and stops it. (gunicorn's workers run in
+``test_deploy_doc.py``, with the command the deployment guide gives.)
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import os
 import queue
 import re
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -74,7 +76,7 @@ class Server:
         raise AssertionError(f"no line matching {pattern!r} in:\n{''.join(self.seen)}")
 
     def stop(self) -> None:
-        self.process.terminate()
+        self.process.send_signal(signal.SIGINT)  # Ctrl+C
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -116,37 +118,6 @@ def test_the_readme_server_migrates_prints_its_address_and_answers_there(
     assert status == 200
     assert "<h1" in page and "New match" in page
     assert "alembic_version" in tables(env)
-
-
-def test_gunicorn_serves_the_app_with_two_workers_after_scorekeeper_migrate(
-    env: dict[str, str], servers: list[Server]
-) -> None:
-    migrate = subprocess.run(
-        [sys.executable, "-m", "scorekeeper.cli", "migrate"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert migrate.returncode == 0, migrate.stderr
-    assert migrate.stdout.startswith("The database is up to date")
-    port = free_port()
-    argv = [sys.executable, "-m", "gunicorn", "--workers", "2", "--bind", f"127.0.0.1:{port}"]
-    server = Server([*argv, "scorekeeper.wsgi:app"], env)
-    servers.append(server)
-    server.wait_for(r"Booting worker with pid")
-    server.wait_for(r"Booting worker with pid")
-    deadline = time.monotonic() + STARTUP
-    while True:
-        try:
-            status, page = get(f"http://127.0.0.1:{port}/")
-            break
-        except OSError:
-            assert time.monotonic() < deadline, "".join(server.seen)
-            time.sleep(0.2)
-    assert status == 200 and "New match" in page
 
 
 def test_the_wsgi_module_builds_the_app_without_touching_the_schema(
