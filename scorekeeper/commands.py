@@ -8,7 +8,7 @@ from flask import Flask, current_app
 
 def register(app: Flask) -> None:
     """Install the commands (Flask-Migrate adds ``flask db``)."""
-    from .cli import DEFAULT_HOST, DEFAULT_PORT, DEMO_NAME
+    from .cli_commands import DEFAULT_HOST, DEFAULT_PORT, DEMO_NAME
 
     @app.cli.command("seed-demo")
     @click.option("--name", default=DEMO_NAME, show_default=True, help="Name of the demo club.")
@@ -27,7 +27,7 @@ def register(app: Flask) -> None:
 
         Prints the URLs to open it. Apply the migrations first (flask db upgrade).
         """
-        from .cli import demo_report
+        from .cli_commands import demo_report
         from .services import demo
 
         club, created = demo.seed_once(name, weeks)
