@@ -27,13 +27,16 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     register_errorhandlers(app)
     register_templating(app)
     register_security_headers(app)
+    register_actor(app)
+    register_input_guards(app)
     register_commands(app)
     return app
 
 
 def register_extensions(app: Flask) -> None:
-    """Bind the extensions; tune SQLite connections (foreign keys, WAL, BEGIN IMMEDIATE)."""
-    from .database import tune_sqlite
+    """Bind the extensions; tune SQLite connections (foreign keys, WAL, BEGIN IMMEDIATE);
+    refuse NUL characters in text sent to any database."""
+    from .database import refuse_nul, tune_sqlite
 
     db.init_app(app)
     migrate.init_app(app, db, directory=str(ROOT / "migrations"), render_as_batch=True)
@@ -42,6 +45,7 @@ def register_extensions(app: Flask) -> None:
     babel.init_app(app)
     with app.app_context():
         tune_sqlite(db.engine)
+        refuse_nul(db.engine)
 
 
 def register_blueprints(app: Flask) -> None:
@@ -49,12 +53,14 @@ def register_blueprints(app: Flask) -> None:
     from .web.api.views import bp as api_bp
     from .web.clubs.views import bp as clubs_bp
     from .web.home.views import bp as home_bp
+    from .web.matches.trail import bp as trail_bp
     from .web.matches.views import bp as matches_bp
     from .web.meld.views import bp as meld_bp
     from .web.rules.views import bp as rules_bp
 
     app.register_blueprint(home_bp)
     app.register_blueprint(matches_bp)
+    app.register_blueprint(trail_bp)
     app.register_blueprint(meld_bp)
     app.register_blueprint(rules_bp)
     app.register_blueprint(clubs_bp)
@@ -81,6 +87,21 @@ def register_security_headers(app: Flask) -> None:
     from .web.security import register
 
     register(app)
+
+
+def register_actor(app: Flask) -> None:
+    """The device cookie that labels this browser's changes in the audit trail."""
+    from .web.actor import register
+
+    register(app)
+
+
+def register_input_guards(app: Flask) -> None:
+    """Answer text no database can store (NUL), and a database that cannot store."""
+    from .web import inputs, storage
+
+    inputs.register(app)
+    storage.register(app)
 
 
 def register_commands(app: Flask) -> None:

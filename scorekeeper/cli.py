@@ -1,4 +1,5 @@
-"""The ``scorekeeper`` command: serve the app, migrate its database, make a demo club.
+"""The ``scorekeeper`` command: serve the app, migrate its database, make a demo club,
+back the database up, export and import it (those three in ``cli_data``).
 
 Each subcommand registers itself with ``set_defaults(handler=...)`` and runs through
 ``cli_errors.guarded``, so a failure it meets is one line on stderr, never a traceback.
@@ -8,10 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from . import cli_data
 from .cli_commands import (
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -25,6 +26,7 @@ from .cli_commands import (
     serve,
 )
 from .cli_errors import guarded
+from .cli_help import fill, formatter
 
 DESCRIPTION = """\
 Scorekeeper for Hand and Foot: keeps the score on the phones around the table.
@@ -40,6 +42,8 @@ examples:
   scorekeeper serve --host 127.0.0.1     serve to this computer only
   scorekeeper seed-demo                  make a demo club with a season of matches
   DATABASE_URL=postgresql://user@host/db scorekeeper migrate
+  scorekeeper backup backups/club-2026-03-05.sqlite3
+  scorekeeper export club.json           every club, player, match and deal as JSON
 
 Run 'scorekeeper COMMAND --help' for a command's options. Running a club server for
 real (PostgreSQL, several processes, a proxy with TLS): docs/deploy.md.
@@ -82,19 +86,11 @@ def _add_where(parser: argparse.ArgumentParser, what: str) -> None:
     )
 
 
-def _fill(*paragraphs: str) -> str:
-    """Paragraphs wrapped at 79 columns; a paragraph that starts with a space is kept as is."""
-    return "\n\n".join(p[1:] if p.startswith(" ") else textwrap.fill(p, 79) for p in paragraphs)
-
-
-def _formatter(prog: str) -> argparse.HelpFormatter:
-    return argparse.RawDescriptionHelpFormatter(prog, max_help_position=28)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    """The command line: ``serve``, ``migrate`` and ``seed-demo``."""
+    """The command line: ``serve``, ``migrate``, ``seed-demo``, ``backup``, ``export`` and
+    ``import``."""
     parser = argparse.ArgumentParser(
-        prog="scorekeeper", description=DESCRIPTION, epilog=EPILOG, formatter_class=_formatter
+        prog="scorekeeper", description=DESCRIPTION, epilog=EPILOG, formatter_class=formatter
     )
     parser.add_argument(
         "--debug", action="store_true", help="show the full traceback when a command fails"
@@ -105,17 +101,17 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser(
         "serve",
         help="apply the database migrations and serve the app",
-        description=_fill(
+        description=fill(
             "Apply the database migrations, then serve the app with waitress (one process,"
             " several threads) and print the addresses to open, with a QR code."
         ),
-        epilog=_fill(
+        epilog=fill(
             " examples:\n  scorekeeper serve\n  scorekeeper serve --host 127.0.0.1 --port 8080",
             "Serving on every interface lets anyone on the network open the app and, until"
             " accounts exist, change anything in it. Several processes behind a proxy with"
             " TLS: docs/deploy.md.",
         ),
-        formatter_class=_formatter,
+        formatter_class=formatter,
     )
     _add_where(run, "address to listen on")
     run.add_argument(
@@ -125,33 +121,33 @@ def build_parser() -> argparse.ArgumentParser:
     up = commands.add_parser(
         "migrate",
         help="apply the database migrations and exit",
-        description=_fill(
+        description=fill(
             "Upgrade the database to the newest migration and exit ('serve' does this too),"
             " for server processes that start without migrating, such as gunicorn's."
         ),
-        epilog=_fill(
+        epilog=fill(
             " example:\n  DATABASE_URL=postgresql://scorekeeper@localhost/scorekeeper"
             " scorekeeper migrate",
             " to roll back the newest migration:\n  flask --app scorekeeper.app db downgrade",
         ),
-        formatter_class=_formatter,
+        formatter_class=formatter,
     )
     up.set_defaults(handler=migrate)
     demo = commands.add_parser(
         "seed-demo",
         help="make a demo club with a season of matches",
-        description=_fill(
+        description=fill(
             "Make a demo club (eight players, a season of club nights, one table still"
             " playing today) and print the URLs to open it. Run again, it finds the club of"
             " that name and changes nothing."
         ),
-        epilog=_fill(
+        epilog=fill(
             " examples:\n  scorekeeper seed-demo\n  scorekeeper seed-demo --name 'Friday Club'"
             " --weeks 4\n  scorekeeper seed-demo --host 127.0.0.1 --port 8080",
             "--host and --port do not start anything: they say where 'scorekeeper serve'"
             " listens, so that the URLs printed are the ones it answers.",
         ),
-        formatter_class=_formatter,
+        formatter_class=formatter,
     )
     demo.add_argument("--name", default=DEMO_NAME, help=f"the club's name (default {DEMO_NAME})")
     demo.add_argument(
@@ -159,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_where(demo, "where 'scorekeeper serve' listens")
     demo.set_defaults(handler=seed_demo)
+    cli_data.add_commands(commands)  # backup, export, import
     return parser
 
 

@@ -60,11 +60,15 @@ def _print_qr(url: str, stream: TextIO) -> None:
 
 
 def migrate_database(app: Any) -> str:
-    """Upgrade the app's database to the newest migration; return that revision."""
+    """Upgrade the app's database to the newest migration; return that revision.
+
+    One process at a time (``database.migration_lock``): servers starting at once wait for
+    the first one's migration, then find nothing left to do."""
     from alembic import command
     from alembic.runtime.migration import MigrationContext
     from alembic.util import CommandError as AlembicError
 
+    from .database import migration_lock
     from .extensions import db
 
     with app.app_context():
@@ -78,7 +82,8 @@ def migrate_database(app: Any) -> str:
             ) from exc
         config = app.extensions["migrate"].migrate.get_config()
         try:
-            command.upgrade(config, "head")
+            with migration_lock(db.engine):  # servers starting at once take turns
+                command.upgrade(config, "head")
         except AlembicError as exc:
             hint = ""
             if "Can't locate revision" in str(exc):

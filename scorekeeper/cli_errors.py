@@ -3,7 +3,8 @@
 Every subcommand of ``scorekeeper`` runs through :func:`guarded`: a command raises
 :class:`CommandError` for a failure it understands (the port is taken, the database is at
 an unknown migration), and the failures any command may meet (a bad ``DATABASE_URL``, a
-database that cannot be reached) are told by :func:`explain`. ``--debug`` shows the
+database that cannot be reached, a secret key file or a setting that cannot be used) are
+told by :func:`explain`. ``--debug`` shows the
 traceback instead, for a bug report.
 """
 
@@ -74,6 +75,11 @@ def explain(exc: BaseException) -> str | None:
     """One line for a failure any command may meet; None when it is not one of them."""
     from sqlalchemy import exc as sa
 
+    from .config import SettingsError
+    from .secret_key import SecretKeyError
+
+    if isinstance(exc, SecretKeyError | SettingsError):  # their message says what to do
+        return one_line(exc)
     if isinstance(exc, sa.ArgumentError):
         return (
             "DATABASE_URL is not a database URL scorekeeper can use "
@@ -94,10 +100,11 @@ def explain(exc: BaseException) -> str | None:
 def guarded(
     handler: Callable[[Any], object], args: Any, err: TextIO | None = None, debug: bool = False
 ) -> int:
-    """Run a subcommand's ``handler(args)``; its exit status (0, or 1 after one line)."""
+    """Run a subcommand's ``handler(args)``; its exit status (the status it returns, else 0;
+    1 after the one line saying why it failed)."""
     stream = err or sys.stderr
     try:
-        handler(args)
+        status = handler(args)
     except KeyboardInterrupt:
         print("Stopped.", file=stream)
         return INTERRUPTED
@@ -115,4 +122,4 @@ def guarded(
         )
         print(f"scorekeeper: error: {message}", file=stream)
         return FAILED
-    return 0
+    return status if isinstance(status, int) else 0

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 from flask import Flask
 
+from .secret_key import instance_secret
+
 ENV_PREFIX = "SCOREKEEPER_"
+
+
+class SettingsError(RuntimeError):
+    """A setting that cannot work; the message says which and what it should look like."""
 
 
 class Defaults:
@@ -37,7 +43,26 @@ def load_settings(app: Flask, test_config: dict[str, Any] | None) -> None:
         "sqlite:///" + str(Path(app.instance_path) / "scorekeeper.sqlite3"),
     )
     if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = _instance_secret(Path(app.instance_path))
+        app.config["SECRET_KEY"] = instance_secret(Path(app.instance_path))
+    _address_settings(app)
+
+
+def _address_settings(app: Flask) -> None:
+    """``PUBLIC_BASE_URL``: where phones reach the app (used for every absolute link);
+    ``TRUSTED_HOSTS``: the host names the app answers to (a list, or names separated by
+    commas in the environment); see ``web.links``."""
+    base = app.config.get("PUBLIC_BASE_URL")
+    if base:
+        parts = urlsplit(str(base))
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query:
+            raise SettingsError(
+                "SCOREKEEPER_PUBLIC_BASE_URL must be where phones reach the app, like"
+                f" https://scores.example.org or http://192.168.1.10:8000 (not {base!r})."
+            )
+        app.config["PUBLIC_BASE_URL"] = str(base).rstrip("/")
+    hosts = app.config.get("TRUSTED_HOSTS")
+    if isinstance(hosts, str):
+        app.config["TRUSTED_HOSTS"] = [h.strip() for h in hosts.split(",") if h.strip()] or None
 
 
 def normalise_db_url(url: str) -> str:
@@ -46,13 +71,3 @@ def normalise_db_url(url: str) -> str:
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix) :]
     return url
-
-
-def _instance_secret(instance: Path) -> str:
-    """A secret key kept in the instance folder, made on first start."""
-    instance.mkdir(parents=True, exist_ok=True)
-    path = instance / "secret_key"
-    if not path.exists():
-        path.write_text(secrets.token_hex(32))
-        path.chmod(0o600)
-    return path.read_text().strip()

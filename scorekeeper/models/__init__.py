@@ -1,5 +1,6 @@
 """SQLAlchemy models, one module per area; importing this package registers them all."""
 
+from .audit import AuditEvent
 from .clubs import Club, Player, RatingPoint, Season, SideResult, StandingLine
 from .matches import (
     Deal,
@@ -15,6 +16,7 @@ from .matches import (
 from .rules import SavedRuleSet
 
 __all__ = [
+    "AuditEvent",
     "Club",
     "Deal",
     "DealSide",

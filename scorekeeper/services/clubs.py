@@ -1,4 +1,8 @@
-"""Clubs, their players and seasons, and starting a match inside a club."""
+"""Clubs, their players and seasons, and starting a match inside a club.
+
+Writes that read club-wide rows first lock the club row (a new season also locks every
+match of the club, before the club): see ``services.locks`` for the order.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from ..engine import PRESETS, Problem, RuleSet, Side
 from ..engine.errors import EngineError
 from ..extensions import db
 from ..models import Club, Match, MatchSide, Player, Season, is_public_id
-from . import aggregates, matches, standings
+from . import aggregates, locks, matches, standings
 
 
 class ClubError(EngineError):
@@ -64,6 +68,7 @@ def get_player(club: Club, public_id: str) -> Player | None:
 
 def add_player(club: Club, name: str) -> Player:
     """Add a player; a name already in the club (any case) is refused."""
+    locks.lock_club(db.session, club.id)  # two phones adding the same name take turns
     player = _new_player(club, name)
     db.session.commit()
     return player
@@ -100,7 +105,12 @@ def search_players(club: Club, text: str, limit: int = 20) -> list[Player]:
 
 
 def add_season(club: Club, name: str, starts_on: date, ends_on: date) -> Season:
-    """Add a season; it must end on or after its start and overlap no other season."""
+    """Add a season; it must end on or after its start and overlap no other season.
+
+    Every match of the club changes season, so all of them are locked, then the club.
+    """
+    locks.lock_club_matches(db.session, club.id)
+    locks.lock_club(db.session, club.id)
     if ends_on < starts_on:
         raise ClubError([Problem("ends_on", "A season cannot end before it starts.")])
     for other in club.seasons:
@@ -143,7 +153,11 @@ def start_club_match(
     first_dealer: int,
     played_on: date,
 ) -> matches.LoadedMatch:
-    """Start a match in the club: names become club players (new ones are added)."""
+    """Start a match in the club: names become club players (new ones are added).
+
+    The club is locked first: its players and seasons are read, then added to.
+    """
+    locks.lock_club(db.session, club.id)
     ids: list[list[int | None]] = []
     for side in sides:
         seat_ids: list[int | None] = []

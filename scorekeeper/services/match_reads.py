@@ -5,7 +5,7 @@ No transaction is begun here for writing; see ``services.matches`` for the write
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
@@ -17,14 +17,20 @@ from ..engine.errors import Problems
 from ..extensions import db
 from ..models import Deal, KnownName, MatchSide, is_public_id
 from ..models import Match as MatchRow
+from . import locks
 
 
 @dataclass(frozen=True)
 class LoadedMatch:
-    """A match row and the engine's value of it, read together."""
+    """A match row and the engine's value of it, read together.
+
+    ``locked_in`` is the transaction that read it under the match lock (None: read
+    without the lock); see ``services.locks``.
+    """
 
     row: MatchRow
     game: Match
+    locked_in: Any = field(default=None, compare=False, repr=False)
 
     @property
     def public_id(self) -> str:
@@ -40,11 +46,16 @@ def known_names(limit: int = 50) -> list[str]:
     return list(rows)
 
 
-def load_match(public_id: str) -> LoadedMatch | None:
-    """The match with this public id, with its sides and deals, or None."""
+def load_match(public_id: str, *, for_update: bool = False) -> LoadedMatch | None:
+    """The match with this public id, with its sides and deals, or None.
+
+    ``for_update`` locks the match row first, until the transaction ends, and reads it,
+    its sides and deals afresh under that lock: what a transaction that changes the match
+    must do before it reads what it rewrites (``services.locks``).
+    """
     if not is_public_id(public_id):
         return None
-    row = db.session.scalar(
+    query = (
         select(MatchRow)
         .where(MatchRow.public_id == public_id)
         .options(
@@ -52,9 +63,16 @@ def load_match(public_id: str) -> LoadedMatch | None:
             selectinload(MatchRow.deals).selectinload(Deal.sides),
         )
     )
+    row = db.session.scalar(locks.locked(query) if for_update else query)
     if row is None:
         return None
-    return LoadedMatch(row, game_of(row))
+    return LoadedMatch(row, game_of(row), db.session().get_transaction() if for_update else None)
+
+
+def is_locked(loaded: LoadedMatch) -> bool:
+    """Whether ``loaded`` was read under the match lock in the transaction under way."""
+    current = db.session().get_transaction()
+    return current is not None and current.is_active and loaded.locked_in is current
 
 
 def game_of(row: MatchRow) -> Match:

@@ -1,4 +1,9 @@
-"""Starting matches, recording, correcting and removing deals (reads: ``match_reads``)."""
+"""Starting matches, recording, correcting and removing deals (reads: ``match_reads``).
+
+Every function here that changes a match first makes sure it holds the match's row lock
+and reads the match under it (``_locked``; lock order and why: ``services.locks``), so
+two phones writing to one match at the same moment take turns on every database.
+"""
 
 from __future__ import annotations
 
@@ -18,11 +23,13 @@ from ..engine.errors import EngineError
 from ..extensions import db
 from ..models import Deal, DealSide, KnownName, MatchPlayer, MatchSide, utcnow
 from ..models import Match as MatchRow
-from . import standings
+from . import audit, standings
+from .audit import NOBODY, Actor
 from .match_reads import (  # the reads are part of this service's interface too
     LoadedMatch,
     game_of,
     home_matches,
+    is_locked,
     known_names,
     load_match,
     stored_entry,
@@ -105,13 +112,19 @@ def _remember_names(names: Any) -> None:
 
 
 def record_deal(
-    loaded: LoadedMatch, entries: Sequence[Any], submission_key: str, expected_deal: int | None
+    loaded: LoadedMatch,
+    entries: Sequence[Any],
+    submission_key: str,
+    expected_deal: int | None,
+    *,
+    actor: Actor = NOBODY,
 ) -> tuple[LoadedMatch, bool]:
     """Record the next deal once: a resent form (same key) returns the saved deal.
 
     Returns the match and whether this call saved a new deal. Raises EntryError for an
     impossible entry, StaleError when another phone entered this deal first.
     """
+    loaded = _locked(loaded)
     row = loaded.row
     if any(d.submission_key == submission_key for d in row.deals):
         return LoadedMatch(row, game_of(row)), False
@@ -123,6 +136,7 @@ def record_deal(
     deal = Deal(number=recorded.score.deal, submission_key=submission_key)
     _fill_deal(deal, recorded.entries, recorded.score.sides)
     row.deals.append(deal)
+    audit.deal_recorded(row, deal, actor)
     _update_match(row, game)
     try:
         db.session.commit()
@@ -146,13 +160,19 @@ def _already_entered(deal: int | None, current: int | None) -> StaleError:
 
 
 def correct_deal(
-    loaded: LoadedMatch, number: int, entries: Sequence[Any], version: int | None
+    loaded: LoadedMatch,
+    number: int,
+    entries: Sequence[Any],
+    version: int | None,
+    *,
+    actor: Actor = NOBODY,
 ) -> LoadedMatch:
     """Replace deal ``number``'s entry; refuse it when the deal changed since it was read.
 
     The version is checked twice: against the form (a page loaded before someone else's
     correction) and by the database at commit (two corrections at the same moment).
     """
+    loaded = _locked(loaded)
     row = loaded.row
     _check_open(row)
     deal = _deal_row(row, number)
@@ -160,6 +180,7 @@ def correct_deal(
         raise _changed_meanwhile()
     game = loaded.game.correct(number, entries)
     recorded = game.deals[number - 1]
+    audit.deal_corrected(row, deal, recorded.entries, recorded.score.sides, actor)
     deal.sides.clear()
     db.session.flush()
     _fill_deal(deal, recorded.entries, recorded.score.sides)
@@ -189,8 +210,9 @@ def _changed_meanwhile() -> StaleError:
     )
 
 
-def remove_last_deal(loaded: LoadedMatch, number: int) -> LoadedMatch:
+def remove_last_deal(loaded: LoadedMatch, number: int, *, actor: Actor = NOBODY) -> LoadedMatch:
     """Remove the last deal; ``number`` must be it (a stale page cannot remove another)."""
+    loaded = _locked(loaded)
     row = loaded.row
     _check_open(row)
     if number != len(row.deals):
@@ -198,10 +220,23 @@ def remove_last_deal(loaded: LoadedMatch, number: int) -> LoadedMatch:
             [Problem("deal", _("Deal %(n)s is not the last deal any more.", n=number))]
         )
     game = loaded.game.remove_last()
+    audit.deal_removed(row, number, actor)
     row.deals.remove(_deal_row(row, number))
     _update_match(row, game)
     db.session.commit()
     return LoadedMatch(row, game)
+
+
+def _locked(loaded: LoadedMatch) -> LoadedMatch:
+    """The match read under its row lock in this transaction: ``loaded`` if it was (a
+    write view loads it so), else read again under the lock, since whatever was read
+    before may have changed meanwhile."""
+    if is_locked(loaded):
+        return loaded
+    fresh = load_match(loaded.public_id, for_update=True)
+    if fresh is None:  # matches are never deleted; a row deleted by hand is not found
+        raise MatchError([Problem("deal", _("This match is not in the database any more."))])
+    return fresh
 
 
 def _check_open(row: MatchRow) -> None:
@@ -212,8 +247,10 @@ def _check_open(row: MatchRow) -> None:
         )
 
 
-def reopen(loaded: LoadedMatch) -> LoadedMatch:
+def reopen(loaded: LoadedMatch, *, actor: Actor = NOBODY) -> LoadedMatch:
     """Let a finished match's deals be corrected again."""
+    loaded = _locked(loaded)
+    audit.match_reopened(loaded.row, actor)
     loaded.row.reopened = True
     db.session.commit()
     return loaded

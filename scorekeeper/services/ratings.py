@@ -91,7 +91,10 @@ def recompute(club_id: int) -> None:
 
 
 def _players(club_id: int) -> dict[int, Player]:
-    rows = db.session.scalars(select(Player).where(Player.club_id == club_id))
+    """The club's players as they are now (the club is locked: ``services.locks``), not as
+    an earlier statement of the transaction may have read them."""
+    query = select(Player).where(Player.club_id == club_id)
+    rows = db.session.scalars(query.execution_options(populate_existing=True))
     return {p.id: p for p in rows}
 
 

@@ -22,9 +22,9 @@ from sqlalchemy.orm import Session
 from ..engine import Match
 from ..engine.standings import Line, Table, outcome_of, rank
 from ..extensions import db
-from ..models import Club, Player, SideResult
 from ..models import Match as MatchRow
-from . import aggregates, ratings, side_records
+from ..models import Player, SideResult
+from . import aggregates, locks, ratings, side_records
 
 PENDING = "club_matches_changed"
 BOOK_COLUMNS = {"clean": "books_clean", "dirty": "books_dirty", "wild": "books_wild"}
@@ -47,9 +47,9 @@ def _before_commit(session: Session) -> None:
 def write_results(session: Session, row: MatchRow, game: Match) -> None:
     """Rewrite the match's side results from the engine's match, its lines, its ratings."""
     session.flush()
-    # One writer per club at a time (PostgreSQL; SQLite's BEGIN IMMEDIATE already is): the
-    # lines and ratings below are read-then-write over the club's players.
-    session.execute(select(Club.id).where(Club.id == row.club_id).with_for_update())
+    # One writer per club at a time: the lines and ratings below are read-then-write over
+    # the club's players. The match is locked already (the match, then the club: locks).
+    locks.lock_club(session, row.club_id)
     was_rated = bool(
         session.scalar(select(SideResult.id).where(SideResult.match_id == row.id).limit(1))
     )
@@ -59,21 +59,34 @@ def write_results(session: Session, row: MatchRow, game: Match) -> None:
             aggregates.refresh(session, row.club_id, row.id, row.season_id)
             ratings.recompute(row.club_id)
         return
-    played_on = row.played_on or row.created_at.date()
+    session.add_all(side_results(row, game))
+    session.flush()
+    aggregates.refresh(session, row.club_id, row.id, row.season_id)
+    ratings.match_finished(row.club_id, row.id, played_of(row), was_rated)
+
+
+def played_of(row: MatchRow) -> date:
+    """The day a club match counts for (its date; the day it started if it has none)."""
+    return row.played_on or row.created_at.date()
+
+
+def side_results(row: MatchRow, game: Match) -> list[SideResult]:
+    """The result rows of a finished club match, one per side, summed from its deals."""
     totals = game.totals
+    found = []
     for index, side in enumerate(row.sides):
         entries = [deal.entries[index] for deal in game.deals]
         books = {kind: 0 for kind in (*BOOK_COLUMNS, "other")}
         for entry in entries:
             for kind, count in entry.books.items():
                 books[kind if kind in BOOK_COLUMNS else "other"] += count
-        session.add(
+        found.append(
             SideResult(
                 side_id=side.id,
                 match_id=row.id,
                 club_id=row.club_id,
                 season_id=row.season_id,
-                played_on=played_on,
+                played_on=played_of(row),
                 position=index,
                 outcome=outcome_of(totals[index], totals),
                 points_for=totals[index],
@@ -88,9 +101,7 @@ def write_results(session: Session, row: MatchRow, game: Match) -> None:
                 red_threes_left=sum(entry.red_threes_left for entry in entries),
             )
         )
-    session.flush()
-    aggregates.refresh(session, row.club_id, row.id, row.season_id)
-    ratings.match_finished(row.club_id, row.id, played_on, was_rated)
+    return found
 
 
 @dataclass(frozen=True)

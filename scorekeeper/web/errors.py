@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Flask, jsonify, render_template, request
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, SecurityError
 
 
 def register(app: Flask) -> None:
@@ -15,6 +15,12 @@ def register(app: Flask) -> None:
     def _csrf(error: CSRFError) -> tuple[str, int]:
         message = _("This page was open too long or came from elsewhere. Reload it and try again.")
         return render_template("error.html", code=400, message=message), 400
+
+    @app.errorhandler(SecurityError)
+    def _untrusted_host(error: SecurityError) -> tuple[str, int, dict[str, str]]:
+        # A Host outside TRUSTED_HOSTS: no URL can be built for it, and it is not echoed.
+        message = _("This server does not answer to that name.")
+        return f"<!doctype html><title>400</title><p>{message}</p>", 400, {"Vary": "Host"}
 
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException) -> object:

@@ -154,3 +154,15 @@ def test_ctrl_c_stops_quietly_with_the_shell_s_status() -> None:
 def test_a_url_that_is_not_one_still_hides_what_looks_like_a_password() -> None:
     assert safe_url("postgresql://club:hunter2@host/db") == "postgresql://club:***@host/db"
     assert "hunter2" not in safe_url("weird://club:hunter2@[bad")
+
+
+def test_a_public_base_url_that_cannot_work_is_one_line_saying_what_it_should_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/db.sqlite3")
+    monkeypatch.setenv("SCOREKEEPER_PUBLIC_BASE_URL", "scores.example.org")
+    for argv in (["migrate"], ["seed-demo"], ["export", str(tmp_path / "club.json")]):
+        line = failure(capsys, *argv)
+        assert line.startswith("SCOREKEEPER_PUBLIC_BASE_URL must be where phones reach the app")
+        assert "https://scores.example.org" in line
+    assert not (tmp_path / "club.json").exists()

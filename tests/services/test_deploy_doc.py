@@ -1,8 +1,9 @@
 """docs/deploy.md: every command block is either marked as an example or run here, as written.
 
 The commands it runs (``.venv/bin/scorekeeper``, ``flask --app scorekeeper.app db ...``,
-``gunicorn``) run in document order against a scratch SQLite database; a server command
-is started on a free port in place of 8001, asked for its home page, and stopped.
+``gunicorn``) run in document order against a scratch SQLite database, with a scratch
+folder in place of the backups folder; a server command is started on a free port in
+place of 8001, asked for its home page, and stopped.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import os
 import re
 import shlex
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -30,6 +32,7 @@ PROGRAMS = {
 }
 SERVERS = (".venv/bin/gunicorn ", ".venv/bin/scorekeeper serve ")
 DOC_PORT = "8001"
+DOC_BACKUPS = "/var/backups/scorekeeper"
 
 
 @dataclass
@@ -133,9 +136,11 @@ def test_the_guide_s_commands_run_as_written(tmp_path: Path) -> None:
         "DATABASE_URL": f"sqlite:///{tmp_path / 'club.sqlite3'}",
         "SCOREKEEPER_SECRET_KEY": "test",
     }
+    backups = tmp_path / "backups"
+    backups.mkdir()
     outputs: dict[str, str] = {}
     for line in commands_run_here():
-        words = shlex.split(line)
+        words = [word.replace(DOC_BACKUPS, str(backups)) for word in shlex.split(line)]
         argv = PROGRAMS[words[0]] + words[1:]
         if line.startswith(SERVERS):
             port = free_port()
@@ -151,3 +156,9 @@ def test_the_guide_s_commands_run_as_written(tmp_path: Path) -> None:
     head = outputs[".venv/bin/scorekeeper migrate"].split("migration ")[1][:12]
     assert head in outputs[".venv/bin/flask --app scorekeeper.app db current"]
     assert head in outputs[".venv/bin/flask --app scorekeeper.app db history"]
+    written = sorted(backups.iterdir())
+    assert [path.name for path in written] == ["before-upgrade.dump", "by-hand.dump"]
+    for path in written:  # on SQLite, the backup is a database holding the same tables
+        with sqlite3.connect(path) as copy:
+            names = {row[0] for row in copy.execute("SELECT name FROM sqlite_master")}
+        assert {"matches", "deals", "alembic_version"} <= names

@@ -23,9 +23,9 @@ REQUEST_FIELD = "request"
 class BodyError(Exception):
     """The request body cannot be read as JSON; carries the problem to report."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, field: str = REQUEST_FIELD) -> None:
         super().__init__(message)
-        self.problem = Problem(REQUEST_FIELD, message)
+        self.problem = Problem(field, message)
 
 
 def _refuse_constant(name: str) -> Any:
@@ -36,8 +36,9 @@ def json_body() -> Any:
     """The decoded JSON body of the current request; raise BodyError when it has none.
 
     The Content-Type must be ``application/json`` (or a ``+json`` type), the body must be
-    UTF-8 JSON, and neither ``NaN``/``Infinity``, numbers of thousands of digits nor
-    nesting deeper than Python's recursion limit get past as anything but a problem.
+    UTF-8 JSON, and neither ``NaN``/``Infinity``, numbers of thousands of digits,
+    nesting deeper than Python's recursion limit nor a NUL character in any text (no
+    database stores it) get past as anything but a problem.
     """
     if not request.is_json:
         raise BodyError(_("Send the request as JSON, with Content-Type: application/json."))
@@ -46,7 +47,7 @@ def json_body() -> Any:
         raise BodyError(_("The request body is empty; send a JSON object."))
     try:
         text = raw.decode("utf-8-sig")
-        return json.loads(text, parse_constant=_refuse_constant)
+        data = json.loads(text, parse_constant=_refuse_constant)
     except UnicodeDecodeError:
         raise BodyError(_("The request body is not UTF-8 text.")) from None
     except RecursionError:
@@ -55,6 +56,29 @@ def json_body() -> Any:
         raise BodyError(
             _("The request body is not valid JSON: %(why)s.", why=_why(error))
         ) from None
+    field = _nul_path(data, "")
+    if field is not None:
+        raise BodyError(_("This text holds a character that cannot be stored (NUL)."), field)
+    return data
+
+
+def _nul_path(value: Any, path: str) -> str | None:
+    """The field path of the first string (or key) holding NUL, as the engine names fields
+    (``sides[0].books``), or None. Iterative: nesting is as deep as the decoder allowed."""
+    stack = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str) and "\x00" in item:
+            return where or REQUEST_FIELD
+        if isinstance(item, dict):
+            for key, inner in reversed(item.items()):
+                name = f"{where}.{key}" if where else key
+                if "\x00" in key:
+                    return where or REQUEST_FIELD
+                stack.append((inner, name))
+        elif isinstance(item, list):
+            stack.extend((inner, f"{where}[{i}]") for i, inner in reversed(list(enumerate(item))))
+    return None
 
 
 def _why(error: ValueError) -> str:

@@ -8,9 +8,9 @@ from typing import Any
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import DateField, IntegerField, SelectField, StringField
-from wtforms.validators import InputRequired, Length, NumberRange
+from wtforms.validators import InputRequired, Length
 
-from ..matches.fields import no_control_characters
+from ..matches.fields import WholeRange, no_control_characters
 from ..matches.forms import rule_choices
 
 
@@ -26,7 +26,7 @@ class ClubForm(FlaskForm):
         _l("Games needed to be ranked"),
         [
             InputRequired(_l("Enter a whole number from 0 to 100.")),
-            NumberRange(0, 100, _l("Enter a whole number from 0 to 100.")),
+            WholeRange(0, 100, _l("Enter a whole number from 0 to 100.")),
         ],
         default=3,
         render_kw={"inputmode": "numeric"},

@@ -21,13 +21,28 @@ def no_control_characters(form: Any, field: Any) -> None:
 WHOLE_NUMBER = _l("Enter a whole number from 0 to %(max)s.")
 
 
+class WholeRange(NumberRange):
+    """WTForms' ``NumberRange`` for whole numbers of any length: its own check calls
+    ``math.isnan``, which turns a number past 1e308 (310 digits) into ``OverflowError``."""
+
+    def __call__(self, form: Any, field: Any) -> None:
+        """Compare whole numbers as whole numbers; anything else as WTForms does."""
+        data = field.data
+        if not isinstance(data, int) or isinstance(data, bool):
+            super().__call__(form, field)
+            return
+        if (self.min is not None and data < self.min) or (self.max is not None and data > self.max):
+            message = self.message or field.gettext("Number must be between %(min)s and %(max)s.")
+            raise ValidationError(message % {"min": self.min, "max": self.max})
+
+
 class WholeNumberField(IntegerField):
     """A count or points field: empty is None, anything but a whole number in range gets
     one message saying what is wanted (not "not a valid integer" and a range error too)."""
 
     def __init__(self, label: Any = "", high: int = COUNT_BOUND, **kwargs: Any) -> None:
         kwargs.setdefault("render_kw", {"inputmode": "numeric", "min": 0, "placeholder": "0"})
-        super().__init__(label, [Optional(), NumberRange(0, high, WHOLE_NUMBER)], **kwargs)
+        super().__init__(label, [Optional(), WholeRange(0, high, WHOLE_NUMBER)], **kwargs)
         self.high = high
 
     def process_formdata(self, valuelist: list[Any]) -> None:

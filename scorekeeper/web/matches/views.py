@@ -9,9 +9,12 @@ from flask import Blueprint, abort, flash, redirect, request, url_for
 from flask_babel import gettext as _
 from werkzeug import Response
 
+from ...database import reading_only
 from ...engine import EngineError, RuleSet, Side
 from ...services import matches as service
 from ...services import rule_sets
+from .. import storage
+from ..actor import current_actor
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
 from .context import match_context, preview_context
@@ -23,8 +26,10 @@ bp = Blueprint("matches", __name__)
 SUBMISSION_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
-def _loaded(public_id: str) -> service.LoadedMatch:
-    loaded = service.load_match(public_id)
+def _loaded(public_id: str, *, lock: bool = False) -> service.LoadedMatch:
+    """The match of the URL, or 404; ``lock``: for a request that changes it, read under
+    the match's row lock (held until the request's transaction ends)."""
+    loaded = service.load_match(public_id, for_update=lock)
     if loaded is None:
         abort(404)
     return loaded
@@ -118,10 +123,22 @@ def show(public_id: str) -> Response:
     return render("matches/show.html", "matches/_match.html", **match_context(loaded))
 
 
+def _typed_again(message: str, public_id: str, number: int | None = None) -> Response:
+    """The deal form again with what was typed, when the server could not store it."""
+    loaded = _loaded(public_id)
+    game = loaded.game
+    form = forms.deal_form(game.rules, len(game.sides), request.form)
+    context = match_context(loaded, form=form, general_errors=[message], editing=number)
+    if number is not None:
+        return render("matches/edit.html", "matches/_edit.html", storage.status(), **context)
+    return render("matches/show.html", "matches/_match.html", storage.status(), **context)
+
+
 @bp.post("/m/<public_id>/deals")
+@storage.keeps_typed(_typed_again)
 def record(public_id: str) -> Response:
     """Save the next deal (once, even if the form is sent twice)."""
-    loaded = _loaded(public_id)
+    loaded = _loaded(public_id, lock=True)
     game = loaded.game
     form = forms.deal_form(game.rules, len(game.sides), request.form)
     general: list[str] = []
@@ -132,7 +149,9 @@ def record(public_id: str) -> Response:
         if not SUBMISSION_KEY.fullmatch(key):  # only a hand-made post has another key
             key = service.new_submission_key()
         try:
-            loaded, _saved = service.record_deal(loaded, entries, key, expected)
+            loaded, _saved = service.record_deal(
+                loaded, entries, key, expected, actor=current_actor()
+            )
         except service.StaleError as error:
             # Show the deals as they are now; the typed numbers stay, aimed at the next deal.
             loaded = _loaded(public_id)
@@ -151,6 +170,7 @@ def record(public_id: str) -> Response:
 @bp.post("/m/<public_id>/preview")
 def preview(public_id: str) -> Response:
     """Each side's deal score for the numbers typed so far; saves nothing."""
+    reading_only()
     loaded = _loaded(public_id)
     game = loaded.game
     deal = _int(request.args.get("deal")) or game.current_deal or game.rules.deals
@@ -175,16 +195,19 @@ def edit(public_id: str, number: int) -> Response:
 
 
 @bp.post("/m/<public_id>/deals/<int:number>")
+@storage.keeps_typed(_typed_again)
 def correct(public_id: str, number: int) -> Response:
     """Save a corrected deal; the totals follow."""
-    loaded = _deal_to_correct(public_id, number)
+    loaded = _deal_to_correct(public_id, number, lock=True)
     game = loaded.game
     form = forms.deal_form(game.rules, len(game.sides), request.form)
     general: list[str] = []
     if form.validate():
         entries = forms.entries_from_form(form, game.rules)
         try:
-            service.correct_deal(loaded, number, entries, _int(form.version.data))
+            service.correct_deal(
+                loaded, number, entries, _int(form.version.data), actor=current_actor()
+            )
         except service.StaleError as error:
             # Someone else's correction won: show theirs, with the fresh version.
             loaded = _loaded(public_id)
@@ -203,13 +226,13 @@ def correct(public_id: str, number: int) -> Response:
 @bp.route("/m/<public_id>/deals/<int:number>/remove", methods=["GET", "POST"])
 def remove(public_id: str, number: int) -> Response:
     """Confirm, then remove the last deal."""
-    loaded = _loaded(public_id)
+    loaded = _loaded(public_id, lock=request.method == "POST")
     if number != len(loaded.row.deals):
         abort(404)
     if _closed(loaded):
         return _back_to_match(public_id)
     if request.method == "POST":
-        service.remove_last_deal(loaded, number)
+        service.remove_last_deal(loaded, number, actor=current_actor())
         return redirect(url_for(".show", public_id=public_id), 303)
     context = match_context(loaded, removing=number)
     return render("matches/remove.html", "matches/remove.html", **context)
@@ -218,14 +241,14 @@ def remove(public_id: str, number: int) -> Response:
 @bp.post("/m/<public_id>/reopen")
 def reopen(public_id: str) -> Response:
     """Let a finished match's deals be corrected."""
-    service.reopen(_loaded(public_id))
+    service.reopen(_loaded(public_id, lock=True), actor=current_actor())
     return redirect(url_for(".show", public_id=public_id), 303)
 
 
-def _deal_to_correct(public_id: str, number: int) -> service.LoadedMatch:
+def _deal_to_correct(public_id: str, number: int, *, lock: bool = False) -> service.LoadedMatch:
     """The match of a played deal that may be corrected now (404, or back to a finished
     match that has not been reopened)."""
-    loaded = _loaded(public_id)
+    loaded = _loaded(public_id, lock=lock)
     if not 1 <= number <= len(loaded.row.deals):
         abort(404)
     if _closed(loaded):

@@ -10,14 +10,16 @@ from werkzeug import Response
 from ...engine import PRESETS, EngineError, Problem, RuleSet
 from ...models import SavedRuleSet
 from ...services import rule_sets
+from ..links import public_url
 from ..rendering import invalid_status, render
 from .forms import ImportForm, ImportSharedForm
 from .views import bp, loaded
 
 
-def share_url(row: SavedRuleSet) -> str:
-    """The absolute read-only link of a rule set, as another phone opens it."""
-    return url_for("rules.shared", public_id=row.public_id, _external=True)
+def share_url(row: SavedRuleSet) -> str | None:
+    """The absolute read-only link of a rule set, as another phone opens it (None when
+    no trusted address is known: ``web.links``)."""
+    return public_url("rules.shared", public_id=row.public_id)
 
 
 def qr_svg(url: str) -> str:
@@ -53,7 +55,7 @@ def show(public_id: str) -> Response:
         rules=rule_sets.rule_set_of(row),
         origin=rule_sets.origin_of(row),
         share_url=url,
-        qr=qr_svg(url),
+        qr=qr_svg(url) if url else None,
     )
 
 

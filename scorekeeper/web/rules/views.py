@@ -12,6 +12,7 @@ from flask import Blueprint, abort, flash, redirect, request, url_for
 from flask_babel import gettext as _
 from werkzeug import Response
 
+from ...database import reading_only
 from ...engine import PRESETS, EngineError, RuleSet
 from ...models import SavedRuleSet
 from ...services import rule_sets
@@ -156,6 +157,7 @@ def preview() -> Response:
     htmx posts here on every change and gets the card alone; the Preview button (no
     JavaScript) posts here too and gets the editor back with the card and field errors.
     """
+    reading_only()
     form = RuleSetForm()
     set_layout_choices(form)
     rules, problems, where = _preview(form)

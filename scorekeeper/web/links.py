@@ -1,0 +1,65 @@
+"""Absolute links the app hands out (a share link and its QR code): never built from a
+``Host`` header nobody vouched for.
+
+The ``Host`` header is whatever the client sent: building links from it let a request
+with ``Host: evil.example`` get a page (and a QR code) pointing at ``http://evil.example/``,
+which a cache in front of the server could hand to everyone. So an absolute link is made:
+
+1. from ``PUBLIC_BASE_URL`` (``SCOREKEEPER_PUBLIC_BASE_URL``) when it is set;
+2. else from the request's host when it is trusted: it passed ``TRUSTED_HOSTS``
+   (``SCOREKEEPER_TRUSTED_HOSTS``, which makes Flask refuse any other host with 400), or
+   it is ``localhost``, a loopback address or one of this machine's own addresses (what
+   ``scorekeeper serve`` prints for the phones to open);
+3. else not at all: the page links relatively and says how to get a shareable link.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+from typing import Any
+
+from flask import current_app, request, url_for
+
+
+def public_url(endpoint: str, **values: Any) -> str | None:
+    """The absolute URL of ``endpoint`` another phone can open, or None (see the module)."""
+    base = current_app.config.get("PUBLIC_BASE_URL")
+    if base:
+        path = url_for(endpoint, **values)
+        root = request.script_root
+        if root and path.startswith(root):
+            path = path[len(root) :]  # the base URL names where the app is mounted
+        return str(base).rstrip("/") + path
+    if host_trusted():
+        return url_for(endpoint, _external=True, **values)
+    return None
+
+
+def host_trusted() -> bool:
+    """Whether the request's ``Host`` may be used in a link (see the module)."""
+    if current_app.config.get("TRUSTED_HOSTS"):
+        return True  # Flask answered any other host with 400 before the view ran
+    name = hostname(request.host)
+    if name.lower() == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        return False  # a name nobody configured
+    return address.is_loopback or str(address) in own_addresses()
+
+
+def hostname(host: str) -> str:
+    """``"[::1]:8000"`` -> ``"::1"``, ``"192.168.1.10:8000"`` -> ``"192.168.1.10"``."""
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    return host.rpartition(":")[0] if host.count(":") == 1 else host
+
+
+@functools.lru_cache(maxsize=1)
+def own_addresses() -> frozenset[str]:
+    """This machine's network addresses (looked up once, nothing sent on the network)."""
+    from ..network import local_addresses
+
+    return frozenset(local_addresses())

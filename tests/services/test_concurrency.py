@@ -1,0 +1,388 @@
+"""Two phones writing to one match, or one club, at the same moment, on real connections.
+
+Each test runs rounds of two threads, each with its own test client (so its own app
+context, session and database connection), released together by a barrier. After every
+round the stored aggregates must equal what the deals say: each side's total is the sum of
+its deals, and the side results, standing lines and ratings equal a rebuild from the deals.
+On PostgreSQL (READ COMMITTED) this holds only if every writer locks the match, then the
+club, before it reads what it rewrites; SQLite's ``BEGIN IMMEDIATE`` serializes them anyway.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import threading
+from collections.abc import Callable, Iterator
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import select
+
+from scorekeeper.extensions import db
+from scorekeeper.models import (
+    Club,
+    DealSide,
+    Player,
+    RatingPoint,
+    Season,
+    SideResult,
+    StandingLine,
+)
+from scorekeeper.models import Deal as DealRow
+from scorekeeper.models import Match as MatchRow
+from scorekeeper.services import aggregates, clubs, matches, ratings, standings
+from scorekeeper.services.demo import play
+
+ROUNDS = 20
+TEAMS = [("Ann", "Bob"), ("Cid", "Dee")]
+
+
+@pytest.fixture
+def club_id(app: Flask) -> int:
+    with app.app_context():
+        club = clubs.create_club("Tuesday")
+        # Some history, so standing lines and ratings span more than the raced match.
+        play(club, TEAMS, [[300, 200], [150, 400], [250, 250], [500, 100]], date(2024, 3, 1))
+        play(club, [("Ann", "Cid"), ("Bob", "Dee")], [[90, 80]] * 4, date(2024, 3, 8))
+        return int(club.id)
+
+
+def _new_match(app: Flask, club_id: int, deals: int, teams: Any = TEAMS) -> str:
+    """A club match of 2+2 with ``deals`` deals already recorded; its public id."""
+    with app.app_context():
+        club = db.session.get(Club, club_id)
+        points = [[400, 300], [200, 250], [350, 100], [120, 330]][:deals]
+        return str(play(club, teams, points, date(2024, 3, 15)).public_id)
+
+
+def _hidden(html: str) -> dict[str, str]:
+    """The hidden guards of a deal form (expected deal, submission key, version)."""
+    found = {}
+    for tag in re.findall(r"<input [^>]*>", html):
+        name, value = re.search(r'name="(\w+)"', tag), re.search(r'value="([^"]*)"', tag)
+        if 'type="hidden"' in tag and name:
+            found[name.group(1)] = value.group(1) if value else ""
+    return found
+
+
+def _deal_form(page: str, a: int, b: int) -> dict[str, str]:
+    return {
+        **_hidden(page),
+        "went_out": "",
+        "sides-0-melded_points": str(a),
+        "sides-1-melded_points": str(b),
+    }
+
+
+Step = Callable[[FlaskClient, threading.Barrier], None]
+
+
+def _race(app: Flask, *steps: Step) -> None:
+    """Run each step in its own thread with its own client, all let go at one moment."""
+    barrier = threading.Barrier(len(steps))
+    failures: list[BaseException] = []
+
+    def run(step: Step) -> None:
+        client = app.test_client()
+        try:
+            step(client, barrier)
+        except BaseException as error:  # reported by the main thread
+            barrier.abort()
+            failures.append(error)
+
+    threads = [threading.Thread(target=run, args=(s,)) for s in steps]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads), "a writer is still waiting"
+    assert not failures, failures
+
+
+def _snapshot(club_id: int) -> dict[str, Any]:
+    """What the pages read for a club: side results, standing lines, ratings."""
+    db.session.expire_all()
+    results = db.session.execute(
+        select(*(c for c in SideResult.__table__.columns if c.key != "id"))
+        .where(SideResult.club_id == club_id)
+        .order_by(SideResult.side_id)
+    ).all()
+    lines = db.session.execute(
+        select(*(c for c in StandingLine.__table__.columns if c.key != "id"))
+        .where(StandingLine.club_id == club_id)
+        .order_by(StandingLine.scope, StandingLine.kind, StandingLine.members)
+    ).all()
+    rated = db.session.execute(
+        select(Player.id, Player.rating_mu, Player.rating_sigma)
+        .where(Player.club_id == club_id)
+        .order_by(Player.id)
+    ).all()
+    points = db.session.execute(
+        select(RatingPoint.player_id, RatingPoint.match_id, RatingPoint.sequence)
+        .add_columns(RatingPoint.mu, RatingPoint.sigma)
+        .where(RatingPoint.club_id == club_id)
+        .order_by(RatingPoint.player_id, RatingPoint.match_id)
+    ).all()
+    return {
+        "side_results": [tuple(r) for r in results],
+        "lines": [tuple(r) for r in lines],
+        "ratings": [(p, _round(mu), _round(sigma)) for p, mu, sigma in rated],
+        "rating_points": [(*p[:3], _round(p[3]), _round(p[4])) for p in points],
+    }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 9)
+
+
+def _rebuilt(club_id: int) -> dict[str, Any]:
+    """The same, computed from the deals from scratch (rolled back afterwards)."""
+    for row in db.session.scalars(select(MatchRow).where(MatchRow.club_id == club_id)):
+        standings.write_results(db.session, row, matches.game_of(row))
+    aggregates.rebuild(db.session, club_id)
+    ratings.recompute(club_id)
+    db.session.flush()
+    fresh = _snapshot(club_id)
+    db.session.rollback()
+    return fresh
+
+
+def _wrong_totals(club_id: int) -> list[str]:
+    """Matches whose stored totals, count, status or winner differ from their deals."""
+    wrong = []
+    db.session.expire_all()
+    for row in db.session.scalars(select(MatchRow).where(MatchRow.club_id == club_id)):
+        sums = [
+            db.session.scalar(
+                select(db.func.coalesce(db.func.sum(DealSide.total), 0))
+                .join(DealRow)
+                .where(DealRow.match_id == row.id, DealSide.position == side.position)
+            )
+            for side in row.sides
+        ]
+        game = matches.game_of(row)
+        stored = [side.total for side in row.sides]
+        if (stored, row.deal_count, row.finished, row.winner_position) != (
+            sums,
+            len(game.deals),
+            game.finished,
+            game.winner,
+        ) or sums != list(game.totals):
+            wrong.append(f"{row.public_id}: stored {stored}, deals say {sums}")
+    seasons = db.session.scalars(select(Season).where(Season.club_id == club_id)).all()
+    for row in db.session.scalars(select(MatchRow).where(MatchRow.club_id == club_id)):
+        season = standings.season_of(row.played_on, seasons)
+        if row.season_id != (season.id if season else None):
+            wrong.append(f"{row.public_id} played on {row.played_on} is in the wrong season")
+    return wrong
+
+
+def _check(app: Flask, club_id: int) -> list[str]:
+    """Everything that differs from what the deals say, as readable lines."""
+    with app.app_context():
+        problems = _wrong_totals(club_id)
+        stored, fresh = _snapshot(club_id), _rebuilt(club_id)
+        problems += [f"{key} differ from a rebuild" for key in stored if stored[key] != fresh[key]]
+        db.session.remove()
+    return problems
+
+
+def _stored_points(app: Flask, public_id: str) -> list[list[int]]:
+    with app.app_context():
+        loaded = matches.load_match(public_id)
+        assert loaded is not None
+        return [[d.total for d in deal.sides] for deal in loaded.row.deals]
+
+
+def _report(bad: dict[int, list[str]], rounds: int = ROUNDS) -> str:
+    first = next(iter(bad.values()), [])
+    return f"{len(bad)} of {rounds} rounds left wrong aggregates, e.g. {first[:3]}"
+
+
+def _correcting(public_id: str, number: int, typed: tuple[int, int], answers: dict) -> Step:
+    """Open deal ``number``'s correction page, then (all at once) send ``typed``."""
+
+    def step(client: FlaskClient, barrier: threading.Barrier) -> None:
+        page = client.get(f"/m/{public_id}/deals/{number}/edit").get_data(as_text=True)
+        data = _deal_form(page, *typed)
+        barrier.wait(timeout=30)
+        answers[number] = client.post(f"/m/{public_id}/deals/{number}", data=data).status_code
+
+    return step
+
+
+def _recording(public_id: str, typed: tuple[int, int]) -> Step:
+    """Open the match page, then (all at once) save the next deal."""
+
+    def step(client: FlaskClient, barrier: threading.Barrier) -> None:
+        data = _deal_form(client.get(f"/m/{public_id}").get_data(as_text=True), *typed)
+        barrier.wait(timeout=30)
+        assert client.post(f"/m/{public_id}/deals", data=data).status_code == 303
+
+    return step
+
+
+def _posting(url: str, data: dict[str, str], answers: list[int]) -> Step:
+    def step(client: FlaskClient, barrier: threading.Barrier) -> None:
+        barrier.wait(timeout=30)
+        answers.append(client.post(url, data=data).status_code)
+
+    return step
+
+
+def _points(rng: random.Random) -> tuple[int, int]:
+    return rng.randrange(0, 900, 5), rng.randrange(0, 900, 5)
+
+
+def _unfinish(app: Flask, *public_ids: str) -> None:
+    """Reopen each match and remove its last deal (for the next round)."""
+    with app.app_context():
+        for public_id in public_ids:
+            loaded = matches.load_match(public_id)
+            assert loaded is not None
+            loaded = matches.reopen(loaded)
+            matches.remove_last_deal(loaded, loaded.row.deal_count)
+        db.session.remove()
+
+
+def test_correcting_two_deals_of_one_open_club_match_at_once_keeps_every_total(
+    app: Flask, club_id: int
+) -> None:
+    public_id = _new_match(app, club_id, 3)
+    rng = random.Random(1)
+    bad: dict[int, list[str]] = {}
+    for round_ in range(ROUNDS):
+        typed = {1: _points(rng), 2: _points(rng)}
+        answers: dict[int, int] = {}
+        _race(app, *(_correcting(public_id, n, typed[n], answers) for n in (1, 2)))
+        assert answers == {1: 303, 2: 303}
+        # Both corrections were acknowledged, so both are stored...
+        assert _stored_points(app, public_id)[:2] == [list(typed[1]), list(typed[2])]
+        # ...and the totals and everything built on them say so.
+        if problems := _check(app, club_id):
+            bad[round_] = problems
+    assert not bad, _report(bad)
+
+
+def test_correcting_two_deals_of_one_finished_club_match_at_once_keeps_the_standings(
+    app: Flask, club_id: int
+) -> None:
+    public_id = _new_match(app, club_id, 4)
+    rng = random.Random(2)
+    bad: dict[int, list[str]] = {}
+    for round_ in range(ROUNDS):
+        app.test_client().post(f"/m/{public_id}/reopen")
+        typed = {1: _points(rng), 2: _points(rng)}
+        answers: dict[int, int] = {}
+        _race(app, *(_correcting(public_id, n, typed[n], answers) for n in (1, 2)))
+        # The first correction closes the match again, so the second may be sent back to
+        # the match page; at least one is stored, and the standings say what is stored.
+        stored = _stored_points(app, public_id)
+        assert list(typed[1]) == stored[0] or list(typed[2]) == stored[1]
+        if problems := _check(app, club_id):
+            bad[round_] = problems
+    assert not bad, _report(bad)
+
+
+def test_recording_the_last_deal_while_another_phone_corrects_one_keeps_every_total(
+    app: Flask, club_id: int
+) -> None:
+    public_id = _new_match(app, club_id, 3)
+    rng = random.Random(3)
+    bad: dict[int, list[str]] = {}
+    for round_ in range(ROUNDS):
+        last, fix = (rng.randrange(0, 900, 5), 0), (rng.randrange(0, 900, 5), 0)
+        _race(app, _recording(public_id, last), _correcting(public_id, 1, fix, {}))
+        if problems := _check(app, club_id):
+            bad[round_] = problems
+        _unfinish(app, public_id)  # back to three deals for the next round
+    assert not bad, _report(bad)
+
+
+def test_two_matches_of_one_club_finishing_at_once_rate_in_date_order(
+    app: Flask, club_id: int
+) -> None:
+    rng = random.Random(4)
+    first = _new_match(app, club_id, 3)
+    second = _new_match(app, club_id, 3, [("Ann", "Dee"), ("Bob", "Cid")])
+    bad: dict[int, list[str]] = {}
+    for round_ in range(ROUNDS):
+        _race(app, _recording(first, _points(rng)), _recording(second, _points(rng)))
+        if problems := _check(app, club_id):
+            bad[round_] = problems
+        _unfinish(app, first, second)
+    assert not bad, _report(bad)
+
+
+@pytest.fixture
+def two_sessions(app: Flask) -> Iterator[tuple[Any, Any]]:
+    """Two app contexts of one thread: two sessions, as two requests would have."""
+    first, second = app.app_context(), app.app_context()
+    yield first, second
+
+
+def test_a_service_given_a_match_read_before_another_write_reads_it_again_under_lock(
+    app: Flask, club_id: int, two_sessions: tuple[Any, Any]
+) -> None:
+    public_id = _new_match(app, club_id, 3)
+    first, second = two_sessions
+    with first:
+        stale = matches.load_match(public_id)
+        assert stale is not None
+        db.session.rollback()  # the read's transaction ends; its values stay in memory
+        with second:
+            other = matches.load_match(public_id)
+            assert other is not None
+            matches.correct_deal(other, 2, [{"melded_points": 5}, {"melded_points": 0}], None)
+            db.session.remove()
+        matches.correct_deal(stale, 1, [{"melded_points": 0}, {"melded_points": 5}], None)
+        db.session.remove()
+    assert _stored_points(app, public_id)[:2] == [[0, 5], [5, 0]]
+    assert not _check(app, club_id)
+
+
+def _club_public_id(app: Flask, club_id: int) -> str:
+    with app.app_context():
+        return str(db.session.get(Club, club_id).public_id)
+
+
+def test_two_phones_adding_the_same_new_player_at_once_add_one_player(
+    app: Flask, club_id: int
+) -> None:
+    club = _club_public_id(app, club_id)
+    for round_ in range(ROUNDS // 2):
+        name, answers = f"Newcomer {round_}", []
+        adding = _posting(f"/c/{club}/players", {"name": name}, answers)
+        _race(app, adding, adding)
+        assert sorted(answers) == [303, 422]  # the second is told the name is taken
+        with app.app_context():
+            found = db.session.scalars(select(Player).where(Player.name == name)).all()
+            assert len(found) == 1
+
+
+def test_a_season_added_while_a_deal_is_saved_puts_every_result_in_its_season(
+    app: Flask, club_id: int
+) -> None:
+    club = _club_public_id(app, club_id)
+    bad: dict[int, list[str]] = {}
+    for round_ in range(ROUNDS // 2):
+        day = date(2025, 1, 6) + timedelta(weeks=round_)
+        with app.app_context():
+            public_id = str(
+                play(db.session.get(Club, club_id), TEAMS, [[40, 30]] * 3, day).public_id
+            )
+        season = {"name": f"Week {round_}", "starts_on": str(day), "ends_on": str(day)}
+        answers: list[int] = []
+        _race(
+            app,
+            _posting(f"/c/{club}/seasons", season, answers),
+            _recording(public_id, (90, 80)),
+        )
+        assert answers == [303]
+        if problems := _check(app, club_id):
+            bad[round_] = problems
+    assert not bad, _report(bad, ROUNDS // 2)
