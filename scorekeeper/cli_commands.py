@@ -63,9 +63,10 @@ def migrate_database(app: Any) -> str:
     """Upgrade the app's database to the newest migration; return that revision.
 
     One process at a time (``database.migration_lock``): servers starting at once wait for
-    the first one's migration, then find nothing left to do."""
+    the first one's migration, then find nothing left to do. A database already at the
+    newest migration is left alone, without Alembic's log lines."""
     from alembic import command
-    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
     from alembic.util import CommandError as AlembicError
 
     from .database import migration_lock
@@ -81,9 +82,11 @@ def migrate_database(app: Any) -> str:
                 f"the database {where} cannot be reached: {database_error(exc)}"
             ) from exc
         config = app.extensions["migrate"].migrate.get_config()
+        heads = ScriptDirectory.from_config(config).get_heads()
         try:
             with migration_lock(db.engine):  # servers starting at once take turns
-                command.upgrade(config, "head")
+                if _revisions(db.engine) != set(heads):
+                    command.upgrade(config, "head")
         except AlembicError as exc:
             hint = ""
             if "Can't locate revision" in str(exc):
@@ -93,8 +96,20 @@ def migrate_database(app: Any) -> str:
             raise CommandError(
                 f"a migration of the database {where} failed: {database_error(exc)}"
             ) from exc
-        with db.engine.connect() as connection:
-            return str(MigrationContext.configure(connection).get_current_revision())
+        return ", ".join(sorted(_revisions(db.engine)))
+
+
+def _revisions(engine: Any) -> set[str]:
+    """The migrations the database is at (none for a database never migrated)."""
+    from sqlalchemy import inspect, text
+
+    with engine.connect() as connection:
+        if not inspect(connection).has_table("alembic_version"):
+            return set()
+        return {
+            str(row[0])
+            for row in connection.execute(text("SELECT version_num FROM alembic_version"))
+        }
 
 
 def migrated_app() -> Any:
