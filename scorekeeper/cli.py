@@ -1,147 +1,176 @@
-"""``scorekeeper serve``: migrate the database, then serve the app to the local network."""
+"""The ``scorekeeper`` command: serve the app, migrate its database, make a demo club,
+back the database up, export and import it (those three in ``cli_data``).
+
+Each subcommand registers itself with ``set_defaults(handler=...)`` and runs through
+``cli_errors.guarded``, so a failure it meets is one line on stderr, never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
-import socket
-import subprocess
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from . import cli_data
+from .cli_commands import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    DEMO_NAME,
+    announce,
+    demo_report,
+    migrate,
+    migrate_database,
+    migrated_app,
+    seed_demo,
+    serve,
+)
+from .cli_errors import guarded
+from .cli_help import fill, formatter
 
-DEFAULT_PORT = 8000
+DESCRIPTION = """\
+Scorekeeper for Hand and Foot: keeps the score on the phones around the table.
+
+Settings come from the environment (DATABASE_URL, SCOREKEEPER_SECRET_KEY, any
+SCOREKEEPER_<NAME>) or instance/config.py; without them the database is a SQLite file
+in instance/.
+"""
+
+EPILOG = """\
+examples:
+  scorekeeper serve                      serve to the phones on this network, port 8000
+  scorekeeper serve --host 127.0.0.1     serve to this computer only
+  scorekeeper seed-demo                  make a demo club with a season of matches
+  DATABASE_URL=postgresql://user@host/db scorekeeper migrate
+  scorekeeper backup backups/club-2026-03-05.sqlite3
+  scorekeeper export club.json           every club, player, match and deal as JSON
+
+Run 'scorekeeper COMMAND --help' for a command's options. Running a club server for
+real (PostgreSQL, several processes, a proxy with TLS): docs/deploy.md.
+"""
 
 
-def local_addresses() -> list[str]:
-    """This machine's IPv4 addresses that phones on the same network can reach.
+def _port(text: str) -> int:
+    port = _whole(text)
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text} is not a port: use 1 to 65535 (0: any free one)")
+    return port
 
-    Read from the host's own name resolution and, where that knows only loopback (common
-    on Linux), from ``hostname -I``; nothing is sent on the network.
-    """
-    found: list[str] = []
+
+def _whole(text: str) -> int:
     try:
-        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
-    except OSError:
-        infos = []
-    candidates = [str(info[4][0]) for info in infos]
-    if not any(not a.startswith("127.") for a in candidates):
-        candidates += _hostname_addresses()
-    for address in candidates:
-        if _is_ipv4(address) and not address.startswith("127.") and address not in found:
-            found.append(address)
-    return found
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
-def _hostname_addresses() -> list[str]:
-    try:
-        done = subprocess.run(
-            ["hostname", "-I"], capture_output=True, text=True, timeout=2, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return []
-    return done.stdout.split() if done.returncode == 0 else []
+def _within(low: int, high: int) -> Any:
+    def check(text: str) -> int:
+        number = _whole(text)
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(f"{number} is not from {low} to {high}")
+        return number
+
+    return check
 
 
-def _is_ipv4(address: str) -> bool:
-    try:
-        socket.inet_pton(socket.AF_INET, address)
-    except OSError:
-        return False
-    return True
+def _add_where(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--host",
+        default=DEFAULT_HOST,
+        help=f"{what} (default {DEFAULT_HOST}: every network interface; 127.0.0.1: this"
+        " computer only)",
+    )
+    parser.add_argument(
+        "--port", type=_port, default=DEFAULT_PORT, help=f"its port (default {DEFAULT_PORT})"
+    )
 
 
-def announce(host: str, port: int, out: object = None) -> list[str]:
-    """Print the addresses to open (and a QR code of the first one); return them."""
-    stream = out or sys.stdout
-    addresses = local_addresses() if host in ("0.0.0.0", "::", "") else [host]
-    urls = [f"http://{a}:{port}/" for a in addresses] or [f"http://127.0.0.1:{port}/"]
-    if addresses:
-        print("Scorekeeper is running. Open it on a phone on the same Wi-Fi:", file=stream)  # type: ignore[arg-type]
-    else:
-        print(
-            "Scorekeeper is running. This computer's network address was not found:"
-            " look it up in its network settings and open http://<address>:"
-            f"{port}/ on the phones.",
-            file=stream,  # type: ignore[arg-type]
-        )
-    for url in urls:
-        print(f"  {url}", file=stream)  # type: ignore[arg-type]
-    print(f"  (on this computer: http://127.0.0.1:{port}/)", file=stream)  # type: ignore[arg-type]
-    try:
-        import segno
-
-        segno.make(urls[0], error="m").terminal(out=stream, compact=True)  # type: ignore[arg-type]
-    except Exception:  # a QR code is a convenience; the printed address is enough
-        pass
-    print("Press Ctrl+C to stop.", file=stream)  # type: ignore[arg-type]
-    return urls
-
-
-def migrated_app() -> Any:
-    """The app, with its database upgraded to the newest migration (one process at a
-    time: servers starting at once wait for the first one's migration)."""
-    from flask_migrate import upgrade
-
-    from .app import create_app
-    from .database import migration_lock
-    from .extensions import db
-
-    app = create_app()
-    with app.app_context(), migration_lock(db.engine):
-        upgrade()
-    return app
-
-
-def serve(host: str, port: int, threads: int) -> None:
-    """Apply migrations, then serve with waitress (a production WSGI server)."""
-    from waitress import serve as waitress_serve
-
-    app = migrated_app()
-    announce(host, port)
-    waitress_serve(app, host=host, port=port, threads=threads, ident="scorekeeper")
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: ``serve``, ``migrate``, ``seed-demo``, ``backup``, ``export`` and
+    ``import``."""
+    parser = argparse.ArgumentParser(
+        prog="scorekeeper", description=DESCRIPTION, epilog=EPILOG, formatter_class=formatter
+    )
+    parser.add_argument(
+        "--debug", action="store_true", help="show the full traceback when a command fails"
+    )
+    commands = parser.add_subparsers(
+        title="commands", dest="command", required=True, metavar="COMMAND"
+    )
+    run = commands.add_parser(
+        "serve",
+        help="apply the database migrations and serve the app",
+        description=fill(
+            "Apply the database migrations, then serve the app with waitress (one process,"
+            " several threads) and print the addresses to open, with a QR code."
+        ),
+        epilog=fill(
+            " examples:\n  scorekeeper serve\n  scorekeeper serve --host 127.0.0.1 --port 8080",
+            "Serving on every interface lets anyone on the network open the app and, until"
+            " accounts exist, change anything in it. Several processes behind a proxy with"
+            " TLS: docs/deploy.md.",
+        ),
+        formatter_class=formatter,
+    )
+    _add_where(run, "address to listen on")
+    run.add_argument(
+        "--threads", type=_within(1, 256), default=8, help="requests served at once (default 8)"
+    )
+    run.set_defaults(handler=serve)
+    up = commands.add_parser(
+        "migrate",
+        help="apply the database migrations and exit",
+        description=fill(
+            "Upgrade the database to the newest migration and exit ('serve' does this too),"
+            " for server processes that start without migrating, such as gunicorn's."
+        ),
+        epilog=fill(
+            " example:\n  DATABASE_URL=postgresql://scorekeeper@localhost/scorekeeper"
+            " scorekeeper migrate",
+            " to roll back the newest migration:\n  flask --app scorekeeper.app db downgrade",
+        ),
+        formatter_class=formatter,
+    )
+    up.set_defaults(handler=migrate)
+    demo = commands.add_parser(
+        "seed-demo",
+        help="make a demo club with a season of matches",
+        description=fill(
+            "Make a demo club (eight players, a season of club nights, one table still"
+            " playing today) and print the URLs to open it. Run again, it finds the club of"
+            " that name and changes nothing."
+        ),
+        epilog=fill(
+            " examples:\n  scorekeeper seed-demo\n  scorekeeper seed-demo --name 'Friday Club'"
+            " --weeks 4\n  scorekeeper seed-demo --host 127.0.0.1 --port 8080",
+            "--host and --port do not start anything: they say where 'scorekeeper serve'"
+            " listens, so that the URLs printed are the ones it answers.",
+        ),
+        formatter_class=formatter,
+    )
+    demo.add_argument("--name", default=DEMO_NAME, help=f"the club's name (default {DEMO_NAME})")
+    demo.add_argument(
+        "--weeks", type=_within(1, 52), default=10, help="club nights to play, 1 to 52 (default 10)"
+    )
+    _add_where(demo, "where 'scorekeeper serve' listens")
+    demo.set_defaults(handler=seed_demo)
+    cli_data.add_commands(commands)  # backup, export, import
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``scorekeeper`` command."""
-    parser = argparse.ArgumentParser(prog="scorekeeper", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("serve", help="migrate the database and serve the app")
-    run.add_argument("--host", default="0.0.0.0", help="address to listen on (all by default)")
-    run.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (default 8000)")
-    run.add_argument("--threads", type=int, default=8, help="worker threads (default 8)")
-    demo = commands.add_parser("seed-demo", help="create a demo club with a season of matches")
-    demo.add_argument("--name", default="Tuesday Card Club", help="the demo club's name")
-    demo.add_argument("--weeks", type=int, default=10, help="club nights to play (1 to 52)")
-    cli_data.add_commands(commands)  # backup, export, import
+    """Entry point of the ``scorekeeper`` command; its exit status."""
+    parser = build_parser()
+    if not (sys.argv[1:] if argv is None else argv):
+        parser.print_help(sys.stderr)  # a bare 'scorekeeper' shows what it can do
+        raise SystemExit(2)
     args = parser.parse_args(argv)
-    from .config import SettingsError
-    from .secret_key import SecretKeyError
-
-    try:
-        if hasattr(args, "handler"):
-            return int(args.handler(args))
-        if args.command == "seed-demo":
-            seed_demo(args.name, args.weeks)
-        else:
-            serve(args.host, args.port, args.threads)
-    except (SecretKeyError, SettingsError) as error:
-        raise SystemExit(f"scorekeeper: {error}") from None
-    return 0
+    return guarded(args.handler, args, debug=args.debug)
 
 
-def seed_demo(name: str, weeks: int) -> None:
-    """Apply migrations, then create the demo club (see ``services.demo``)."""
-    from .services import demo
-
-    if not 1 <= weeks <= 52:
-        raise SystemExit("--weeks must be from 1 to 52")
-    app = migrated_app()
-    with app.app_context():
-        club = demo.seed(name, weeks)
-        print(f"Created {club.name}: open /c/{club.public_id} in the app.")
-
+# for the commands added elsewhere and for the flask commands: one place to import from
+__all__ = ["announce", "build_parser", "demo_report", "main", "migrate_database", "migrated_app"]
 
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())

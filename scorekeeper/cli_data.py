@@ -3,7 +3,8 @@
 Only argument parsing and printing live here; the work is in ``services.backup``,
 ``services.data_export`` and ``services.data_import``. A refusal (an existing file, a
 database that is not empty, a file that is not an export) ends the command with its
-one-line message and exit status 1.
+one-line message and exit status 1, like every failure of a ``scorekeeper`` command
+(``cli_errors``).
 """
 
 from __future__ import annotations
@@ -31,12 +32,27 @@ SUMMARY = {
 
 def add_commands(commands: Any) -> None:
     """Register the subcommands on the ``scorekeeper`` parser's subparsers."""
+    from .cli_help import fill, formatter
+
     backup = commands.add_parser(
         "backup",
         help="copy the database to a file, safely while the server runs",
-        description="SQLite: a consistent copy made with SQLite's online backup API (what"
-        " is still in the -wal file included), checked before it is kept. PostgreSQL: runs"
-        " pg_dump (custom format) when it is installed, else prints the command to run.",
+        description=fill(
+            "Copy the database (DATABASE_URL) to a file, safely while the server runs."
+            " SQLite: a consistent copy made with SQLite's online backup API (what is still"
+            " in the -wal file included), checked before it is kept. PostgreSQL: runs"
+            " pg_dump (custom format) when it is installed, else prints the command to run."
+        ),
+        epilog=fill(
+            " examples:\n  scorekeeper backup backups/club-2026-03-05.sqlite3\n"
+            "  DATABASE_URL=postgresql://scorekeeper@localhost/scorekeeper"
+            " scorekeeper backup club.dump",
+            "To restore: stop the server, delete the database's -wal and -shm files if they"
+            " are there and copy the SQLite backup over the database file; or load a"
+            " PostgreSQL dump into a new database with pg_restore (README: Backup, export"
+            " and restore).",
+        ),
+        formatter_class=formatter,
     )
     backup.add_argument("path", type=Path, help="the file to write")
     backup.add_argument("--force", action="store_true", help="replace the file if it exists")
@@ -45,8 +61,16 @@ def add_commands(commands: Any) -> None:
     export = commands.add_parser(
         "export",
         help="write every club, player, match and deal to a JSON file",
-        description="A versioned JSON file of the source data (totals, standings and"
-        " ratings are rebuilt on import); the same database always gives the same file.",
+        description=fill(
+            "Write a versioned JSON file of everything typed in: clubs, players, seasons,"
+            " saved rule sets, matches, their deals and history (totals, standings and"
+            " ratings are left out and rebuilt on import). The same data always gives the"
+            " same file."
+        ),
+        epilog=fill(
+            " examples:\n  scorekeeper export club.json\n  scorekeeper export --force club.json"
+        ),
+        formatter_class=formatter,
     )
     export.add_argument("path", type=Path, help="the JSON file to write")
     export.add_argument("--force", action="store_true", help="replace the file if it exists")
@@ -55,24 +79,35 @@ def add_commands(commands: Any) -> None:
     load = commands.add_parser(
         "import",
         help="load an export into an empty database and rebuild standings",
-        description="Loads a file written by 'scorekeeper export' into an empty database"
-        " (DATABASE_URL), creating its tables if needed, and rebuilds every total,"
-        " standing and rating from the deals, in one transaction.",
+        description=fill(
+            "Load a file written by 'scorekeeper export' into an empty database"
+            " (DATABASE_URL), creating its tables if needed, and rebuild every total,"
+            " standing and rating from the deals, in one transaction. A database that"
+            " holds anything is refused and left as it was."
+        ),
+        epilog=fill(
+            " examples:\n  DATABASE_URL=sqlite:////srv/scorekeeper/new.sqlite3"
+            " scorekeeper import club.json\n"
+            "  DATABASE_URL=postgresql://scorekeeper@localhost/scorekeeper"
+            " scorekeeper import club.json"
+        ),
+        formatter_class=formatter,
     )
     load.add_argument("path", type=Path, help="the JSON file written by scorekeeper export")
     load.set_defaults(handler=run_import)
 
 
 def refusals(handler: Handler) -> Handler:
-    """Turn a refusal into its message on stderr and exit status 1."""
+    """Turn a refusal into a ``CommandError``: its message on stderr and exit status 1."""
 
     def run(args: argparse.Namespace) -> int:
+        from .cli_errors import CommandError
         from .services.data_tables import Refused
 
         try:
             return handler(args)
         except Refused as refused:
-            raise SystemExit(f"scorekeeper {args.command}: {refused}") from None
+            raise CommandError(str(refused)) from refused
 
     return run
 
@@ -111,9 +146,8 @@ def run_export(args: argparse.Namespace) -> int:
 @refusals
 def run_import(args: argparse.Namespace) -> int:
     """Import ``args.path`` into the configured (empty) database."""
-    from flask_migrate import upgrade
-
     from .app import create_app
+    from .cli_commands import migrate_database
     from .extensions import db
     from .services import data_import
 
@@ -122,7 +156,7 @@ def run_import(args: argparse.Namespace) -> int:
         tables = data_import.read(args.path)
         data_import.refuse_unless_empty(db.session)  # before migrating anything
         db.session.remove()
-        upgrade()
+        migrate_database(app)
         done = data_import.load(tables, str(args.path))
         db.session.remove()
     print(f"Imported {_counts(done.counts)} from {args.path}; rebuilt {_counts(done.rebuilt)}.")
@@ -146,8 +180,8 @@ def schema_problem() -> str | None:
     if revision is not None and revision not in heads:
         return (
             f"The database is at migration {revision}, this scorekeeper expects"
-            f" {', '.join(heads)}: run 'scorekeeper serve' once (it upgrades the database),"
-            " then export again."
+            f" {', '.join(heads)}: run 'scorekeeper migrate' (or 'scorekeeper serve' once,"
+            " which migrates too), then export again."
         )
     return None
 

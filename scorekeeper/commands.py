@@ -3,18 +3,33 @@
 from __future__ import annotations
 
 import click
-from flask import Flask
+from flask import Flask, current_app
 
 
 def register(app: Flask) -> None:
     """Install the commands (Flask-Migrate adds ``flask db``)."""
+    from .cli_commands import DEFAULT_HOST, DEFAULT_PORT, DEMO_NAME
 
     @app.cli.command("seed-demo")
-    @click.option("--name", default="Tuesday Card Club", help="Name of the demo club.")
-    @click.option("--weeks", default=10, type=click.IntRange(1, 52), help="Club nights to play.")
-    def seed_demo(name: str, weeks: int) -> None:
-        """Create a demo club with a season of realistic matches (standings, charts)."""
+    @click.option("--name", default=DEMO_NAME, show_default=True, help="Name of the demo club.")
+    @click.option(
+        "--weeks", default=10, show_default=True, type=click.IntRange(1, 52), help="Club nights."
+    )
+    @click.option(
+        "--host",
+        default=DEFAULT_HOST,
+        show_default=True,
+        help="Where 'scorekeeper serve' listens, for the URLs printed.",
+    )
+    @click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(0, 65535))
+    def seed_demo(name: str, weeks: int, host: str, port: int) -> None:
+        """Make a demo club with a season of matches, unless one of that name exists.
+
+        Prints the URLs to open it. Apply the migrations first (flask db upgrade).
+        """
+        from .cli_commands import demo_report
         from .services import demo
 
-        club = demo.seed(name, weeks)
-        click.echo(f"Created {club.name}: open /c/{club.public_id}")
+        club, created = demo.seed_once(name, weeks)
+        base = current_app.config.get("PUBLIC_BASE_URL")
+        click.echo("\n".join(demo_report(club, created, host, port, base)))

@@ -2,7 +2,8 @@
 
 ``pytest --dburi postgresql+psycopg://postgres@127.0.0.1:5432/test`` (or the environment
 variable ``TEST_DATABASE_URL``) runs the same suite against PostgreSQL; the default is a
-SQLite file in a temporary folder.
+SQLite file in a temporary folder. Every test drops every table of the database it is
+given: name a database made for the tests, never one whose data you want to keep.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--dburi",
         default=None,
-        help="database URL for the app's tests (default: a temporary SQLite file)",
+        help="database URL for the app's tests (default: a temporary SQLite file); the"
+        " tests DROP EVERY TABLE of that database, so give them one of their own"
+        " (also read from TEST_DATABASE_URL)",
     )
 
 

@@ -35,3 +35,12 @@ def csrf_token_of(html: str) -> str:
     )
     assert match, "no CSRF token in the page"
     return match.group(1)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on (free when this returns)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

@@ -7,7 +7,10 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Any
 
+from sqlalchemy import func, select
+
 from ..engine import PRESETS, Side
+from ..extensions import db
 from ..models import Club
 from . import clubs, matches
 
@@ -85,3 +88,17 @@ def seed(name: str = "Tuesday Card Club", weeks: int = 10, seed_value: int = 7) 
                     loaded, entries, f"demo-{loaded.row.id}-{number}", number
                 )
     return club
+
+
+def find_club(name: str) -> Club | None:
+    """The oldest club called ``name`` (any case, spaces trimmed), if there is one."""
+    query = select(Club).where(func.lower(Club.name) == name.strip().lower())
+    return db.session.scalars(query.order_by(Club.id).limit(1)).first()
+
+
+def seed_once(name: str = "Tuesday Card Club", weeks: int = 10) -> tuple[Club, bool]:
+    """The demo club called ``name``, made unless it exists; and whether it was made now."""
+    existing = find_club(name)
+    if existing is not None:
+        return existing, False
+    return seed(name, weeks), True

@@ -60,6 +60,6 @@ def hostname(host: str) -> str:
 @functools.lru_cache(maxsize=1)
 def own_addresses() -> frozenset[str]:
     """This machine's network addresses (looked up once, nothing sent on the network)."""
-    from ..cli import local_addresses
+    from ..network import local_addresses
 
     return frozenset(local_addresses())

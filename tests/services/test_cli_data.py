@@ -33,11 +33,16 @@ def without_exported_at(path: Path) -> list[str]:
     return lines[:1] + lines[2:]
 
 
-def refused(argv: list[str]) -> str:
-    with pytest.raises(SystemExit) as stop:
-        cli.main(argv)
-    assert isinstance(stop.value.code, str) and "\n" not in stop.value.code
-    return stop.value.code
+def refused(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    """Run the command; check it failed with status 1 and one line on stderr; that line's
+    message."""
+    capsys.readouterr()
+    assert cli.main(argv) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("scorekeeper: error: "), captured.err
+    return lines[0].removeprefix("scorekeeper: error: ")
 
 
 def test_backup_export_and_import_from_the_command_line(
@@ -54,14 +59,14 @@ def test_backup_export_and_import_from_the_command_line(
     connection = sqlite3.connect(tmp_path / "club-backup.sqlite3")
     assert connection.execute("SELECT count(*) FROM deals").fetchone()[0] == 22
     connection.close()
-    assert "already exists" in refused(["backup", str(tmp_path / "club-backup.sqlite3")])
+    assert "already exists" in refused(capsys, ["backup", str(tmp_path / "club-backup.sqlite3")])
     assert cli.main(["backup", "--force", str(tmp_path / "club-backup.sqlite3")]) == 0
     capsys.readouterr()
 
     assert cli.main(["export", str(tmp_path / "club.json")]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Exported 1 club, 8 players, 1 season, 0 saved rule sets, 6 matches,")
-    assert "already exists" in refused(["export", str(tmp_path / "club.json")])
+    assert "already exists" in refused(capsys, ["export", str(tmp_path / "club.json")])
 
     use(monkeypatch, f"sqlite:///{tmp_path}/restored.sqlite3")
     assert cli.main(["import", str(tmp_path / "club.json")]) == 0
@@ -72,18 +77,18 @@ def test_backup_export_and_import_from_the_command_line(
     assert without_exported_at(tmp_path / "restored.json") == without_exported_at(
         tmp_path / "club.json"
     )
-    message = refused(["import", str(tmp_path / "club.json")])
-    assert message.startswith("scorekeeper import: The database is not empty (")
+    message = refused(capsys, ["import", str(tmp_path / "club.json")])
+    assert message.startswith("The database is not empty (")
 
 
 def test_import_checks_the_file_before_it_touches_the_database(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     use(monkeypatch, f"sqlite:///{tmp_path}/new.sqlite3")
     (tmp_path / "rules.json").write_text('{"name": "Our house rules"}')
-    message = refused(["import", str(tmp_path / "rules.json")])
+    message = refused(capsys, ["import", str(tmp_path / "rules.json")])
     assert message == (
-        f"scorekeeper import: {tmp_path}/rules.json is not a scorekeeper export"
+        f"{tmp_path}/rules.json is not a scorekeeper export"
         ' (it lacks "format": "scorekeeper-export").'
     )
     assert not (tmp_path / "new.sqlite3").exists() or _tables(tmp_path / "new.sqlite3") == []
@@ -98,17 +103,17 @@ def _tables(path: Path) -> list[str]:
 
 
 def test_export_says_when_there_is_nothing_to_export_or_the_schema_is_old(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     use(monkeypatch, f"sqlite:///{tmp_path}/empty.sqlite3")
-    assert "no scorekeeper tables yet" in refused(["export", str(tmp_path / "out.json")])
+    assert "no scorekeeper tables yet" in refused(capsys, ["export", str(tmp_path / "out.json")])
     cli.migrated_app()
     connection = sqlite3.connect(tmp_path / "empty.sqlite3")
     connection.execute("UPDATE alembic_version SET version_num = 'ed2e2cc608a0'")
     connection.commit()
     connection.close()
-    message = refused(["export", str(tmp_path / "out.json")])
-    assert "is at migration ed2e2cc608a0" in message and "scorekeeper serve" in message
+    message = refused(capsys, ["export", str(tmp_path / "out.json")])
+    assert "is at migration ed2e2cc608a0" in message and "scorekeeper migrate" in message
     assert not (tmp_path / "out.json").exists()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import re
 import stat
 from pathlib import Path
 
@@ -107,16 +108,15 @@ def test_a_key_file_that_holds_no_key_is_refused_with_what_to_do(
 
 
 def test_serve_says_what_is_wrong_with_the_key_file_instead_of_a_traceback(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from scorekeeper import cli
+    from scorekeeper import cli, config
 
     (tmp_path / "secret_key").write_bytes(b"short")
     monkeypatch.delenv("SCOREKEEPER_SECRET_KEY", raising=False)
-
-    def app_with_that_instance() -> None:
-        instance_secret(tmp_path)
-
-    monkeypatch.setattr(cli, "migrated_app", app_with_that_instance)
-    with pytest.raises(SystemExit, match=r"scorekeeper: The secret key file .* does not hold"):
-        cli.main(["serve", "--host", "127.0.0.1", "--port", "8101"])
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/club.sqlite3")
+    monkeypatch.setattr(config, "instance_secret", lambda _instance: instance_secret(tmp_path))
+    assert cli.main(["serve", "--host", "127.0.0.1", "--port", "0"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1
+    assert re.match(r"scorekeeper: error: The secret key file .* does not hold", err[0])

@@ -7,7 +7,16 @@ from typing import Any
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from werkzeug.datastructures import MultiDict
-from wtforms import Form, FormField, HiddenField, IntegerField, RadioField, SelectField, StringField
+from wtforms import (
+    Form,
+    FormField,
+    HiddenField,
+    IntegerField,
+    RadioField,
+    SelectChoice,
+    SelectField,
+    StringField,
+)
 from wtforms.fields import FieldList
 from wtforms.validators import InputRequired, Length, Optional
 
@@ -43,9 +52,9 @@ def choose_layout(rules: RuleSet, key: str | None) -> tuple[int, ...]:
     return (2, 2) if (2, 2) in rules.layouts else rules.layouts[0]
 
 
-def rule_choices() -> list[tuple[str, str]]:
+def rule_choices() -> list[SelectChoice]:
     """The rule sets a match can start with: the presets, then the saved house rules."""
-    return [(choice.origin, choice.name) for choice in rule_sets.available()]
+    return [SelectChoice(choice.origin, choice.name) for choice in rule_sets.available()]
 
 
 class StartForm(FlaskForm):
@@ -58,9 +67,9 @@ class StartForm(FlaskForm):
     layout = SelectField(_l("Players"), validate_choice=False)
 
 
-def layout_choices(rules: RuleSet) -> list[tuple[str, str]]:
+def layout_choices(rules: RuleSet) -> list[SelectChoice]:
     """The layouts a rule set allows, as form choices."""
-    return [(layout_key(lay), layout_text(lay)) for lay in rules.layouts]
+    return [SelectChoice(layout_key(lay), layout_text(lay)) for lay in rules.layouts]
 
 
 def new_match_form(layout: tuple[int, ...], data: Any = None, deals: int = 4) -> FlaskForm:
@@ -105,7 +114,7 @@ def new_match_form(layout: tuple[int, ...], data: Any = None, deals: int = 4) ->
             )
     form = NewMatchForm(formdata=data) if data is not None else NewMatchForm()
     seats = seat_labels(layout)
-    form.first_dealer.choices = list(enumerate(seats))
+    form.first_dealer.choices = [SelectChoice(str(i), seat) for i, seat in enumerate(seats)]
     return form
 
 
@@ -180,7 +189,7 @@ def deal_form(rules: RuleSet, side_count: int, data: Any = None, obj: Any = None
     # (Flask-WTF's default), e.g. the next deal's form after an htmx save.
     form = DealForm(formdata=data, data=obj)
     # the radio offers nobody or one side; anything else posted is refused, not ignored
-    form.went_out.choices = [("", ""), *((str(i), str(i)) for i in range(side_count))]
+    form.went_out.choices = [SelectChoice(""), *(SelectChoice(str(i)) for i in range(side_count))]
     return form
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from wtforms import SelectChoice
+
 from ...engine import RuleSet
 from ...engine.cards import BOOK_KINDS, CARD_KEYS
 from ...engine.rules import PLAYERS_PLUS_ONE
@@ -40,7 +42,7 @@ def set_layout_choices(form: Any, rules: RuleSet | None = None) -> None:
     extra += [tuple(p) for p in map(parse_layout, form.layouts.data or []) if p]
     layouts += [lay for lay in extra if lay not in layouts]
     layouts.sort(key=lambda lay: (sum(lay), -len(lay)))
-    form.layouts.choices = [(layout_key(lay), layout_text(lay)) for lay in layouts]
+    form.layouts.choices = [SelectChoice(layout_key(lay), layout_text(lay)) for lay in layouts]
 
 
 def formdata_of(rules: RuleSet) -> dict[str, Any]:

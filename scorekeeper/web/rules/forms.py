@@ -17,6 +17,7 @@ from wtforms import (
     HiddenField,
     IntegerField,
     RadioField,
+    SelectChoice,
     SelectField,
     SelectMultipleField,
     StringField,
@@ -71,7 +72,9 @@ class SpecialBookForm(Form):
     key = HiddenField()
     name = StringField(_l("Name"), render_kw={"maxlength": 60, "autocomplete": "off"})
     rank = SelectField(
-        _l("Rank"), choices=[("", "—"), *((r, r) for r in NATURAL_RANKS)], validate_choice=False
+        _l("Rank"),
+        choices=[SelectChoice("", "—"), *map(SelectChoice, NATURAL_RANKS)],
+        validate_choice=False,
     )
     bonus = whole(_l("Bonus"))
     wilds = BooleanField(_l("May hold wild cards"))
@@ -89,7 +92,10 @@ class RuleSetForm(FlaskForm):
     layouts = MultiCheckboxField(_l("Who can play"), validate_choice=False)
     decks_mode = RadioField(
         _l("Decks"),
-        choices=[("fixed", _l("A fixed number")), ("players+1", _l("One more than players"))],
+        choices=[
+            SelectChoice("fixed", _l("A fixed number")),
+            SelectChoice("players+1", _l("One more than players")),
+        ],
         default="fixed",
         validate_choice=False,
     )
@@ -103,15 +109,18 @@ class RuleSetForm(FlaskForm):
     pickup_pair = SelectField(
         _l("Pair needed from hand"),
         choices=[
-            ("natural", _l("Two natural cards")),
-            ("natural_or_wild", _l("Natural or wild cards")),
+            SelectChoice("natural", _l("Two natural cards")),
+            SelectChoice("natural_or_wild", _l("Natural or wild cards")),
         ],
         validate_choice=False,
     )
 
     meld_by = RadioField(
         _l("Minimum meld"),
-        choices=[("deal", _l("By deal")), ("total", _l("By the side's running total"))],
+        choices=[
+            SelectChoice("deal", _l("By deal")),
+            SelectChoice("total", _l("By the side's running total")),
+        ],
         default="deal",
         validate_choice=False,
     )

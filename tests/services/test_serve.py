@@ -1,0 +1,137 @@
+"""The README's ``scorekeeper serve`` as a real server on a free port, and the WSGI module.
+
+The server runs as a separate process, as a newcomer starts it: the test reads the address
+it prints, requests the page there, and stops it. (gunicorn's workers run in
+``test_deploy_doc.py``, with the command the deployment guide gives.)
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+STARTUP = 60.0  # seconds: two cores shared with other work can be slow to import Flask
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a fresh install: an empty SQLite database in its own folder."""
+    return {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'scorekeeper.sqlite3'}",
+        "SCOREKEEPER_SECRET_KEY": "test",
+        "PYTHONUNBUFFERED": "",  # the announcement must reach a pipe without it
+    }
+
+
+class Server:
+    """A server process whose output lines are read as they come."""
+
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(
+            argv,
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line)
+
+    def wait_for(self, pattern: str) -> re.Match[str]:
+        """The first output line matching ``pattern``, within ``STARTUP`` seconds."""
+        deadline = time.monotonic() + STARTUP
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.2)
+            except queue.Empty:
+                if self.process.poll() is not None and self.lines.empty():
+                    break
+                continue
+            self.seen.append(line)
+            found = re.search(pattern, line)
+            if found:
+                return found
+        raise AssertionError(f"no line matching {pattern!r} in:\n{''.join(self.seen)}")
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGINT)  # Ctrl+C
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture
+def servers() -> Iterator[list[Server]]:
+    started: list[Server] = []
+    yield started
+    for server in started:
+        server.stop()
+
+
+def get(url: str) -> tuple[int, str]:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.status, response.read().decode()
+
+
+def tables(env: dict[str, str]) -> list[str]:
+    path = env["DATABASE_URL"].removeprefix("sqlite:///")
+    if not Path(path).exists():
+        return []
+    with sqlite3.connect(path) as connection:
+        return sorted(r[0] for r in connection.execute("SELECT name FROM sqlite_master"))
+
+
+def test_the_readme_server_migrates_prints_its_address_and_answers_there(
+    env: dict[str, str], servers: list[Server]
+) -> None:
+    port = free_port()
+    argv = [sys.executable, "-m", "scorekeeper.cli", "serve", "--host", "127.0.0.1"]
+    server = Server([*argv, "--port", str(port)], env)
+    servers.append(server)
+    found = server.wait_for(r"running on this computer only: (http://\S+)")
+    assert found.group(1) == f"http://127.0.0.1:{port}/"
+    status, page = get(found.group(1))
+    assert status == 200
+    assert "<h1" in page and "New match" in page
+    assert "alembic_version" in tables(env)
+
+
+def test_the_wsgi_module_builds_the_app_without_touching_the_schema(
+    env: dict[str, str],
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "from scorekeeper.wsgi import app; print(app.name)"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "scorekeeper"
+    assert tables(env) == []
