@@ -109,7 +109,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo = commands.add_parser("seed-demo", help="create a demo club with a season of matches")
     demo.add_argument("--name", default="Tuesday Card Club", help="the demo club's name")
     demo.add_argument("--weeks", type=int, default=10, help="club nights to play (1 to 52)")
+    owner = commands.add_parser("club-owner", help="make an account an owner of a club")
+    owner.add_argument("club", help="the club's public id (from its address) or exact name")
+    owner.add_argument("username", help="an account that has signed up")
     args = parser.parse_args(argv)
+    if args.command == "club-owner":
+        return club_owner(args.club, args.username)
     if args.command == "seed-demo":
         seed_demo(args.name, args.weeks)
     else:
@@ -127,6 +132,20 @@ def seed_demo(name: str, weeks: int) -> None:
     with app.app_context():
         club = demo.seed(name, weeks)
         print(f"Created {club.name}: open /c/{club.public_id} in the app.")
+
+
+def club_owner(club: str, username: str) -> int:
+    """Give a club (one made before accounts, say) an owner; see README "Clubs"."""
+    from .services import memberships
+
+    app = migrated_app()
+    with app.app_context():
+        try:
+            print(memberships.assign_owner(club, username))
+        except LookupError as error:
+            print(error, file=sys.stderr)
+            return 1
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

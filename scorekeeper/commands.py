@@ -18,3 +18,15 @@ def register(app: Flask) -> None:
 
         club = demo.seed(name, weeks)
         click.echo(f"Created {club.name}: open /c/{club.public_id}")
+
+    @app.cli.command("club-owner")
+    @click.argument("club")
+    @click.argument("username")
+    def club_owner(club: str, username: str) -> None:
+        """Make USERNAME an owner of CLUB (its public id or exact name)."""
+        from .services import memberships
+
+        try:
+            click.echo(memberships.assign_owner(club, username))
+        except LookupError as error:
+            raise click.ClickException(str(error)) from None

@@ -31,6 +31,14 @@ class ClubForm(FlaskForm):
         default=3,
         render_kw={"inputmode": "numeric"},
     )
+    visibility = SelectField(
+        _l("Who can see the standings, player pages and club night"),
+        choices=[
+            ("members", _l("Only the club's members (they log in)")),
+            ("public", _l("Anyone with the link, without logging in (read-only)")),
+        ],
+        default="members",
+    )
 
 
 class PlayerForm(FlaskForm):

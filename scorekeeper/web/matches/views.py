@@ -12,6 +12,8 @@ from werkzeug import Response
 from ...engine import EngineError, RuleSet, Side
 from ...services import matches as service
 from ...services import rule_sets
+from .. import authz
+from ..device import remember_match
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
 from .context import match_context, preview_context
@@ -36,6 +38,7 @@ def _choice(origin: str | None) -> rule_sets.RuleChoice:
 
 
 @bp.get("/matches/new")
+@authz.anyone
 def new() -> Response | str:
     """Choose the rules and the seating, then type the names (one page, two steps)."""
     start = forms.StartForm(request.args)
@@ -65,6 +68,7 @@ def _new_page(
 
 
 @bp.post("/matches")
+@authz.anyone  # casual play needs no account
 def create() -> Response:
     """Save a new match and open it."""
     chosen = rule_sets.find(request.form.get("rules"))
@@ -95,7 +99,8 @@ def create() -> Response:
                 field = _new_match_field(form, start, problem.field)
                 field.errors = [*field.errors, problem.message]
         else:
-            return redirect(url_for(".show", public_id=loaded.public_id), 303)
+            response = redirect(url_for(".show", public_id=loaded.public_id), 303)
+            return remember_match(response, loaded.public_id)
     return _new_page(start, form, rules, layout, invalid_status())
 
 
@@ -112,13 +117,17 @@ def _new_match_field(form: Any, start: Any, path: str) -> Any:
 
 
 @bp.get("/m/<public_id>")
+@authz.match("read")
 def show(public_id: str) -> Response:
     """The match page: totals, deals, current deal, its entry form, the rules card."""
     loaded = _loaded(public_id)
-    return render("matches/show.html", "matches/_match.html", **match_context(loaded))
+    response = render("matches/show.html", "matches/_match.html", **match_context(loaded))
+    # A casual match joins this browser's home page; a club's is listed by its club.
+    return response if loaded.row.club_id else remember_match(response, public_id)
 
 
 @bp.post("/m/<public_id>/deals")
+@authz.match("write")
 def record(public_id: str) -> Response:
     """Save the next deal (once, even if the form is sent twice)."""
     loaded = _loaded(public_id)
@@ -149,6 +158,7 @@ def record(public_id: str) -> Response:
 
 
 @bp.post("/m/<public_id>/preview")
+@authz.match("write")
 def preview(public_id: str) -> Response:
     """Each side's deal score for the numbers typed so far; saves nothing."""
     loaded = _loaded(public_id)
@@ -167,6 +177,7 @@ def preview(public_id: str) -> Response:
 
 
 @bp.get("/m/<public_id>/deals/<int:number>/edit")
+@authz.match("write")
 def edit(public_id: str, number: int) -> Response:
     """Correct an earlier deal."""
     loaded = _deal_to_correct(public_id, number)
@@ -175,6 +186,7 @@ def edit(public_id: str, number: int) -> Response:
 
 
 @bp.post("/m/<public_id>/deals/<int:number>")
+@authz.match("write")
 def correct(public_id: str, number: int) -> Response:
     """Save a corrected deal; the totals follow."""
     loaded = _deal_to_correct(public_id, number)
@@ -201,6 +213,7 @@ def correct(public_id: str, number: int) -> Response:
 
 
 @bp.route("/m/<public_id>/deals/<int:number>/remove", methods=["GET", "POST"])
+@authz.match("write")
 def remove(public_id: str, number: int) -> Response:
     """Confirm, then remove the last deal."""
     loaded = _loaded(public_id)
@@ -216,6 +229,7 @@ def remove(public_id: str, number: int) -> Response:
 
 
 @bp.post("/m/<public_id>/reopen")
+@authz.match("write")
 def reopen(public_id: str) -> Response:
     """Let a finished match's deals be corrected."""
     service.reopen(_loaded(public_id))
