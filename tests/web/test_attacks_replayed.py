@@ -9,8 +9,6 @@ from flask import Flask
 from support import PASSWORD, log_in
 from test_rules_support import preset_dict
 
-from scorekeeper.services.demo import four_deals  # noqa: F401  (the match has four deals)
-
 
 def deal(points: int) -> dict[str, str]:
     return {"went_out": "0", "sides-0-books_clean": "2", "sides-0-melded_points": str(points),
@@ -35,7 +33,7 @@ def test_every_attack_of_the_issue_is_refused_and_changes_nothing(
                 "min_games": "100",
                 "visibility": "public",
             },
-        ),  # fmt: skip
+        ),
         (f"/m/{match}/reopen", {}),
         *[(f"/m/{match}/deals/{n}", deal(8000 if n == 1 else 0)) for n in range(1, 5)],
         *[(f"/m/{match}/deals/{n}/remove", {}) for n in (4, 3, 2, 1)],
