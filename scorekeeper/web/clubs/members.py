@@ -105,19 +105,20 @@ def change_member(club_id: str, account_id: str) -> Response:
     member = _member(club, account_id)
     if not ActionForm().validate():
         abort(400)
+    name = member.account.username
     try:
         if request.form.get("remove"):
             memberships.remove(member)
-            flash(_("%(name)s is no longer in the club.", name=member.account.username), "info")
+            flash(_("%(name)s is no longer in the club.", name=name), "info")
         elif "role" in request.form:
             memberships.set_role(member, request.form["role"])
-            flash(_("Saved %(name)s's role.", name=member.account.username), "success")
+            flash(_("Saved %(name)s's role.", name=name), "success")
         elif "player" in request.form:
             player = clubs.get_player(club, request.form["player"])
             if request.form["player"] and player is None:
                 abort(400)
             memberships.link_player(member, player)
-            flash(_("Saved who %(name)s is.", name=member.account.username), "success")
+            flash(_("Saved who %(name)s is.", name=name), "success")
     except accounts.AccountError as error:
         return _page(club, invalid_status(), general=[p.message for p in error.problems])
     return redirect(url_for(".members", club_id=club.public_id), 303)
