@@ -27,6 +27,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     register_errorhandlers(app)
     register_templating(app)
     register_security_headers(app)
+    register_actor(app)
     register_commands(app)
     return app
 
@@ -54,12 +55,14 @@ def register_blueprints(app: Flask) -> None:
     from .web.auth.views import bp as auth_bp
     from .web.clubs.views import bp as clubs_bp
     from .web.home.views import bp as home_bp
+    from .web.matches.trail import bp as trail_bp
     from .web.matches.views import bp as matches_bp
     from .web.meld.views import bp as meld_bp
     from .web.rules.views import bp as rules_bp
 
     app.register_blueprint(home_bp)
     app.register_blueprint(matches_bp)
+    app.register_blueprint(trail_bp)
     app.register_blueprint(meld_bp)
     app.register_blueprint(rules_bp)
     app.register_blueprint(clubs_bp)
@@ -87,6 +90,13 @@ def register_templating(app: Flask) -> None:
 def register_security_headers(app: Flask) -> None:
     """A strict Content-Security-Policy: nothing loads from another host, no inline code."""
     from .web.security import register
+
+    register(app)
+
+
+def register_actor(app: Flask) -> None:
+    """The device cookie that labels this browser's changes in the audit trail."""
+    from .web.actor import register
 
     register(app)
 

@@ -9,6 +9,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from . import cli_data
+
 DEFAULT_PORT = 8000
 
 
@@ -112,7 +114,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     owner = commands.add_parser("club-owner", help="make an account an owner of a club")
     owner.add_argument("club", help="the club's public id (from its address) or exact name")
     owner.add_argument("username", help="an account that has signed up")
+    cli_data.add_commands(commands)  # backup, export, import
     args = parser.parse_args(argv)
+    if hasattr(args, "handler"):
+        return int(args.handler(args))
     if args.command == "club-owner":
         return club_owner(args.club, args.username)
     if args.command == "seed-demo":

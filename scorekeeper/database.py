@@ -8,6 +8,10 @@ from flask import has_request_context, request
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
+#: An execution option for a connection that only reads (an export): on SQLite it begins
+#: a deferred transaction, one snapshot that never waits for (nor holds) the write lock.
+READ_ONLY = "scorekeeper_read_only"
+
 
 def tune_sqlite(engine: Engine) -> None:
     """For SQLite: foreign keys, WAL, a busy timeout, and ``BEGIN IMMEDIATE`` for writes.
@@ -32,7 +36,8 @@ def tune_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Any) -> None:
-        connection.exec_driver_sql("BEGIN" if _reading() else "BEGIN IMMEDIATE")
+        reads = _reading() or connection.get_execution_options().get(READ_ONLY, False)
+        connection.exec_driver_sql("BEGIN" if reads else "BEGIN IMMEDIATE")
 
 
 def _reading() -> bool:

@@ -1,7 +1,7 @@
 """accounts, server-side sessions, club memberships, invitations, reset links; owners
 
 Revision ID: e1f2a3b4c5d6
-Revises: d1e2f3a4b5c6
+Revises: e7a1d2c3b4f5
 Create Date: 2026-12-01 03:20:00.000000
 
 Clubs made before accounts have no owner: ``scorekeeper club-owner CLUB USERNAME`` (or
@@ -14,7 +14,7 @@ from alembic import op
 
 # revision identifiers, used by Alembic.
 revision = "e1f2a3b4c5d6"
-down_revision = "d1e2f3a4b5c6"
+down_revision = "e7a1d2c3b4f5"
 branch_labels = None
 depends_on = None
 

@@ -1,6 +1,7 @@
 """SQLAlchemy models, one module per area; importing this package registers them all."""
 
 from .accounts import ROLES, Account, AccountSession, Invitation, Membership, PasswordReset
+from .audit import AuditEvent
 from .clubs import Club, Player, RatingPoint, Season, SideResult, StandingLine
 from .matches import (
     Deal,
@@ -19,6 +20,7 @@ __all__ = [
     "ROLES",
     "Account",
     "AccountSession",
+    "AuditEvent",
     "Club",
     "Deal",
     "DealSide",

@@ -18,7 +18,8 @@ from ..engine.errors import EngineError
 from ..extensions import db
 from ..models import Deal, DealSide, KnownName, MatchPlayer, MatchSide, utcnow
 from ..models import Match as MatchRow
-from . import standings
+from . import audit, standings
+from .audit import NOBODY, Actor
 from .match_reads import (  # the reads are part of this service's interface too
     LoadedMatch,
     game_of,
@@ -105,7 +106,12 @@ def _remember_names(names: Any) -> None:
 
 
 def record_deal(
-    loaded: LoadedMatch, entries: Sequence[Any], submission_key: str, expected_deal: int | None
+    loaded: LoadedMatch,
+    entries: Sequence[Any],
+    submission_key: str,
+    expected_deal: int | None,
+    *,
+    actor: Actor = NOBODY,
 ) -> tuple[LoadedMatch, bool]:
     """Record the next deal once: a resent form (same key) returns the saved deal.
 
@@ -123,6 +129,7 @@ def record_deal(
     deal = Deal(number=recorded.score.deal, submission_key=submission_key)
     _fill_deal(deal, recorded.entries, recorded.score.sides)
     row.deals.append(deal)
+    audit.deal_recorded(row, deal, actor)
     _update_match(row, game)
     try:
         db.session.commit()
@@ -146,7 +153,12 @@ def _already_entered(deal: int | None, current: int | None) -> StaleError:
 
 
 def correct_deal(
-    loaded: LoadedMatch, number: int, entries: Sequence[Any], version: int | None
+    loaded: LoadedMatch,
+    number: int,
+    entries: Sequence[Any],
+    version: int | None,
+    *,
+    actor: Actor = NOBODY,
 ) -> LoadedMatch:
     """Replace deal ``number``'s entry; refuse it when the deal changed since it was read.
 
@@ -160,6 +172,7 @@ def correct_deal(
         raise _changed_meanwhile()
     game = loaded.game.correct(number, entries)
     recorded = game.deals[number - 1]
+    audit.deal_corrected(row, deal, recorded.entries, recorded.score.sides, actor)
     deal.sides.clear()
     db.session.flush()
     _fill_deal(deal, recorded.entries, recorded.score.sides)
@@ -189,7 +202,7 @@ def _changed_meanwhile() -> StaleError:
     )
 
 
-def remove_last_deal(loaded: LoadedMatch, number: int) -> LoadedMatch:
+def remove_last_deal(loaded: LoadedMatch, number: int, *, actor: Actor = NOBODY) -> LoadedMatch:
     """Remove the last deal; ``number`` must be it (a stale page cannot remove another)."""
     row = loaded.row
     _check_open(row)
@@ -198,6 +211,7 @@ def remove_last_deal(loaded: LoadedMatch, number: int) -> LoadedMatch:
             [Problem("deal", _("Deal %(n)s is not the last deal any more.", n=number))]
         )
     game = loaded.game.remove_last()
+    audit.deal_removed(row, number, actor)
     row.deals.remove(_deal_row(row, number))
     _update_match(row, game)
     db.session.commit()
@@ -212,8 +226,9 @@ def _check_open(row: MatchRow) -> None:
         )
 
 
-def reopen(loaded: LoadedMatch) -> LoadedMatch:
+def reopen(loaded: LoadedMatch, *, actor: Actor = NOBODY) -> LoadedMatch:
     """Let a finished match's deals be corrected again."""
+    audit.match_reopened(loaded.row, actor)
     loaded.row.reopened = True
     db.session.commit()
     return loaded

@@ -59,21 +59,34 @@ def write_results(session: Session, row: MatchRow, game: Match) -> None:
             aggregates.refresh(session, row.club_id, row.id, row.season_id)
             ratings.recompute(row.club_id)
         return
-    played_on = row.played_on or row.created_at.date()
+    session.add_all(side_results(row, game))
+    session.flush()
+    aggregates.refresh(session, row.club_id, row.id, row.season_id)
+    ratings.match_finished(row.club_id, row.id, played_of(row), was_rated)
+
+
+def played_of(row: MatchRow) -> date:
+    """The day a club match counts for (its date; the day it started if it has none)."""
+    return row.played_on or row.created_at.date()
+
+
+def side_results(row: MatchRow, game: Match) -> list[SideResult]:
+    """The result rows of a finished club match, one per side, summed from its deals."""
     totals = game.totals
+    found = []
     for index, side in enumerate(row.sides):
         entries = [deal.entries[index] for deal in game.deals]
         books = {kind: 0 for kind in (*BOOK_COLUMNS, "other")}
         for entry in entries:
             for kind, count in entry.books.items():
                 books[kind if kind in BOOK_COLUMNS else "other"] += count
-        session.add(
+        found.append(
             SideResult(
                 side_id=side.id,
                 match_id=row.id,
                 club_id=row.club_id,
                 season_id=row.season_id,
-                played_on=played_on,
+                played_on=played_of(row),
                 position=index,
                 outcome=outcome_of(totals[index], totals),
                 points_for=totals[index],
@@ -88,9 +101,7 @@ def write_results(session: Session, row: MatchRow, game: Match) -> None:
                 red_threes_left=sum(entry.red_threes_left for entry in entries),
             )
         )
-    session.flush()
-    aggregates.refresh(session, row.club_id, row.id, row.season_id)
-    ratings.match_finished(row.club_id, row.id, played_on, was_rated)
+    return found
 
 
 @dataclass(frozen=True)

@@ -146,3 +146,40 @@
   document.addEventListener("htmx:afterSettle", function () { setUp(document); });
   document.addEventListener("DOMContentLoaded", function () { tidy(); setUp(document); });
 })();
+
+/* The history's times arrive in UTC (<time datetime="...Z">21:14 UTC</time>); show them in
+   this phone's own time zone, with the day when it is not today. Without this file the UTC
+   text stays, which is still right. */
+(function () {
+  "use strict";
+
+  function sameDay(a, b) {
+    return a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() &&
+      a.getDate() === b.getDate();
+  }
+
+  function localise(root) {
+    var lang = document.documentElement.lang || undefined;
+    var now = new Date();
+    Array.prototype.forEach.call(root.querySelectorAll("time[data-local]"), function (el) {
+      if (el.dataset.localised) return;
+      var at = new Date(el.getAttribute("datetime"));
+      if (isNaN(at.getTime())) return;
+      var options = { hour: "2-digit", minute: "2-digit" };
+      if (!sameDay(at, now)) {
+        options.day = "numeric";
+        options.month = "short";
+        if (at.getFullYear() !== now.getFullYear()) options.year = "numeric";
+      }
+      try {
+        el.textContent = at.toLocaleString(lang, options);
+      } catch (e) {
+        return;  // an unknown language tag: keep the UTC text
+      }
+      el.dataset.localised = "1";
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () { localise(document); });
+  document.addEventListener("htmx:afterSettle", function () { localise(document); });
+})();

@@ -11,7 +11,9 @@ from ...engine import EngineError, Match, going_out_checklist, score_deal
 from ...engine.cards import describe_key
 from ...services.charts import running_totals_chart
 from ...services.matches import LoadedMatch, new_submission_key
+from ..actor import current_device
 from . import forms
+from .history import history_view
 
 
 @dataclass(frozen=True)
@@ -33,8 +35,12 @@ def match_context(
     preview: dict[str, Any] | None = None,
     editing: int | None = None,
     removing: int | None = None,
+    **trail: Any,
 ) -> dict[str, Any]:
-    """Everything the match page, its fragment and the edit page need."""
+    """Everything the match page, its fragment and the edit page need.
+
+    ``trail``: the history's message or errors and the naming form (``web/matches/trail.py``).
+    """
     game, row = loaded.game, loaded.row
     running = game.running_totals()
     deals = [
@@ -71,6 +77,9 @@ def match_context(
         "checklists": _checklists(game, form),
         "requires": dict(game.rules.going_out_requires),
         "chart": running_totals_chart(game),
+        "history": history_view(loaded),
+        "device": current_device(),
+        **trail,
     }
 
 

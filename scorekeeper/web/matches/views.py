@@ -13,6 +13,7 @@ from ...engine import EngineError, RuleSet, Side
 from ...services import matches as service
 from ...services import rule_sets
 from .. import authz
+from ..actor import current_actor
 from ..device import remember_match
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
@@ -141,7 +142,9 @@ def record(public_id: str) -> Response:
         if not SUBMISSION_KEY.fullmatch(key):  # only a hand-made post has another key
             key = service.new_submission_key()
         try:
-            loaded, _saved = service.record_deal(loaded, entries, key, expected)
+            loaded, _saved = service.record_deal(
+                loaded, entries, key, expected, actor=current_actor()
+            )
         except service.StaleError as error:
             # Show the deals as they are now; the typed numbers stay, aimed at the next deal.
             loaded = _loaded(public_id)
@@ -196,7 +199,9 @@ def correct(public_id: str, number: int) -> Response:
     if form.validate():
         entries = forms.entries_from_form(form, game.rules)
         try:
-            service.correct_deal(loaded, number, entries, _int(form.version.data))
+            service.correct_deal(
+                loaded, number, entries, _int(form.version.data), actor=current_actor()
+            )
         except service.StaleError as error:
             # Someone else's correction won: show theirs, with the fresh version.
             loaded = _loaded(public_id)
@@ -222,7 +227,7 @@ def remove(public_id: str, number: int) -> Response:
     if _closed(loaded):
         return _back_to_match(public_id)
     if request.method == "POST":
-        service.remove_last_deal(loaded, number)
+        service.remove_last_deal(loaded, number, actor=current_actor())
         return redirect(url_for(".show", public_id=public_id), 303)
     context = match_context(loaded, removing=number)
     return render("matches/remove.html", "matches/remove.html", **context)
@@ -232,7 +237,7 @@ def remove(public_id: str, number: int) -> Response:
 @authz.match("write")
 def reopen(public_id: str) -> Response:
     """Let a finished match's deals be corrected."""
-    service.reopen(_loaded(public_id))
+    service.reopen(_loaded(public_id), actor=current_actor())
     return redirect(url_for(".show", public_id=public_id), 303)
 
 

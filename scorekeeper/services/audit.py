@@ -1,0 +1,221 @@
+"""The audit trail: an event for every change to a match's deals, and its reads.
+
+The match service calls one writer per write (``deal_recorded``, ``deal_corrected``,
+``deal_removed``, ``match_reopened``) before it commits, so an event is stored exactly
+when its change is, and rolled back with it. Nothing here commits. Who made the change
+arrives as an ``Actor`` from the web layer (``web/actor.py``); services never look at the
+request. Standings, totals and ratings never read these rows.
+
+A deal brought back by "Restore" (``services/restore.py``) is recorded through the
+ordinary ``record_deal`` with the submission key ``restore:<event id>``: the key makes a
+double tap save it once (the deals' unique key), and tells ``deal_recorded`` to call the
+event ``restored``. A form cannot send such a key (the views accept letters, digits,
+``-`` and ``_`` only).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from ..engine import Breakdown, SideEntry
+from ..extensions import db
+from ..models import AuditEvent, Deal, utcnow
+from ..models import Match as MatchRow
+from ..models.audit import (
+    ACTOR_LENGTH,
+    CORRECTED,
+    RECORDED,
+    REMOVED,
+    REOPENED,
+    RESTORED,
+)
+
+__all__ = [
+    "CORRECTED",
+    "NOBODY",
+    "RECORDED",
+    "REMOVED",
+    "REOPENED",
+    "RESTORED",
+    "Actor",
+    "Change",
+    "deal_corrected",
+    "deal_recorded",
+    "deal_removed",
+    "events_of",
+    "history",
+    "match_reopened",
+    "restorable_removal",
+    "restore_key",
+    "restored_from",
+]
+
+RESTORE_PREFIX = "restore:"
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who made a change, as far as the app knows: a device's label now, an account later."""
+
+    label: str = ""
+    account_id: int | None = None
+
+
+#: Changes made outside a request (the demo seed, scripts, tests).
+NOBODY = Actor()
+
+
+def restore_key(event_id: int) -> str:
+    """The submission key of a deal restored from the removal ``event_id``."""
+    return f"{RESTORE_PREFIX}{event_id}"
+
+
+def restored_from(submission_key: str) -> int | None:
+    """The removal event a deal was restored from, or None for a deal entered by hand."""
+    if not submission_key.startswith(RESTORE_PREFIX):
+        return None
+    number = submission_key.removeprefix(RESTORE_PREFIX)
+    return int(number) if number.isdigit() else None
+
+
+# Writers: one per kind of change, each adds one event to the open transaction.
+
+
+def deal_recorded(row: MatchRow, deal: Deal, actor: Actor) -> None:
+    """A new deal was added (typed in, or restored from its removal)."""
+    kind = RESTORED if restored_from(deal.submission_key) is not None else RECORDED
+    _add(row, deal.number, kind, actor, after=_stored(deal))
+
+
+def deal_corrected(
+    row: MatchRow,
+    deal: Deal,
+    entries: Sequence[SideEntry],
+    breakdowns: Sequence[Breakdown],
+    actor: Actor,
+) -> None:
+    """Deal ``deal`` (still holding its old sides) is about to be replaced by ``entries``."""
+    after = {
+        "sides": [
+            {"entry": entry.to_dict(), "total": b.total}
+            for entry, b in zip(entries, breakdowns, strict=True)
+        ]
+    }
+    _add(row, deal.number, CORRECTED, actor, before=_stored(deal), after=after)
+
+
+def deal_removed(row: MatchRow, number: int, actor: Actor) -> None:
+    """Deal ``number`` (still in ``row.deals``) is about to be removed."""
+    for deal in row.deals:
+        if deal.number == number:
+            _add(row, number, REMOVED, actor, before=_stored(deal))
+
+
+def match_reopened(row: MatchRow, actor: Actor) -> None:
+    """The finished match is about to be reopened (nothing is kept when it already is)."""
+    if row.finished and not row.reopened:
+        _add(row, None, REOPENED, actor)
+
+
+def _stored(deal: Deal) -> dict[str, Any]:
+    """The deal's sides as stored: each entry as entered, and its deal score."""
+    return {"sides": [{"entry": copy.deepcopy(s.entry), "total": s.total} for s in deal.sides]}
+
+
+def _add(
+    row: MatchRow,
+    number: int | None,
+    kind: str,
+    actor: Actor,
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
+) -> None:
+    db.session.add(
+        AuditEvent(
+            match_id=row.id,
+            deal_number=number,
+            kind=kind,
+            at=utcnow(),
+            before=before,
+            after=after,
+            actor=actor.label[:ACTOR_LENGTH],
+            account_id=actor.account_id,
+        )
+    )
+
+
+# Reads: for the match page's history and for restoring a removed deal.
+
+
+@dataclass(frozen=True)
+class Change:
+    """One event as the history shows it: each side's deal score before and after."""
+
+    id: int
+    kind: str
+    deal: int | None
+    at: datetime  # aware, UTC
+    actor: str
+    before: tuple[int, ...] | None
+    after: tuple[int, ...] | None
+
+
+def events_of(row: MatchRow) -> list[AuditEvent]:
+    """The match's events, oldest first."""
+    query = select(AuditEvent).where(AuditEvent.match_id == row.id).order_by(AuditEvent.id)
+    return list(db.session.scalars(query))
+
+
+def restorable_removal(events: Sequence[AuditEvent], next_deal: int | None) -> AuditEvent | None:
+    """The removal that "Restore" may undo now: the latest event of the next deal to play,
+    when that event is its removal (nothing was entered in its place since)."""
+    if next_deal is None:
+        return None
+    latest = next((e for e in reversed(events) if e.deal_number == next_deal), None)
+    return latest if latest is not None and latest.kind == REMOVED else None
+
+
+@dataclass(frozen=True)
+class History:
+    """A match's changes, newest first, and the removal that can be restored, if any."""
+
+    changes: list[Change]
+    restorable: Change | None
+
+    def changed(self, number: int) -> bool:
+        """Whether deal ``number`` was corrected or restored (the deal table marks it)."""
+        return any(c.deal == number and c.kind in (CORRECTED, RESTORED) for c in self.changes)
+
+
+def history(row: MatchRow, next_deal: int | None) -> History:
+    """The match's trail for its page (``next_deal``: the deal to play now, or None)."""
+    events = events_of(row)
+    changes = [_change(e) for e in events]
+    removal = restorable_removal(events, next_deal)
+    restorable = next((c for c in changes if removal and c.id == removal.id), None)
+    return History(changes[::-1], restorable)
+
+
+def _change(event: AuditEvent) -> Change:
+    at = event.at if event.at.tzinfo else event.at.replace(tzinfo=UTC)  # SQLite: naive UTC
+    return Change(
+        id=event.id,
+        kind=event.kind,
+        deal=event.deal_number,
+        at=at.astimezone(UTC),
+        actor=event.actor,
+        before=_totals(event.before),
+        after=_totals(event.after),
+    )
+
+
+def _totals(snapshot: dict[str, Any] | None) -> tuple[int, ...] | None:
+    if not snapshot:
+        return None
+    return tuple(int(side["total"]) for side in snapshot["sides"])

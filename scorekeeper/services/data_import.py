@@ -1,0 +1,189 @@
+"""``scorekeeper import``: load an export into an empty database and rebuild the rest.
+
+``read`` checks the file before anything is written: that it is a scorekeeper export of
+a version this code reads, that every table and column is known, and that every value
+fits its column (a message names the table, row and column). ``load`` then, in one
+transaction: refuses a database that holds any row, scores every match again with the
+engine (``services.data_rebuild``), inserts the rows with their own primary keys, moves
+PostgreSQL's id sequences past them, and rebuilds every derived row. Any failure rolls
+the whole import back.
+
+A file may lack tables or columns added after it was written: a missing table is empty,
+a missing column takes its default (or NULL), when it has one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, insert, inspect, select, text
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from ..extensions import db
+from .data_rebuild import Rows, check_rule_sets, rebuild_tables, score_matches
+from .data_tables import (
+    DERIVED,
+    EXPORTED,
+    FORMAT,
+    VERSION,
+    BadValueError,
+    Refused,
+    decode,
+    exported_columns,
+    exported_tables,
+)
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What an import wrote: rows per exported table, and the derived rows rebuilt."""
+
+    counts: dict[str, int]
+    rebuilt: dict[str, int]
+
+
+def read(path: Path) -> Rows:
+    """The rows of an export file, checked and converted; ``Refused`` says what is wrong."""
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise Refused(f"Cannot read {path}: {error.strerror or error}.") from None
+    try:
+        doc = json.loads(raw)
+    except (UnicodeDecodeError, ValueError) as error:
+        raise Refused(f"{path} is not a scorekeeper export: it is not JSON ({error}).") from None
+    return parse(doc, str(path))
+
+
+def parse(doc: Any, source: str) -> Rows:
+    """The rows of an export document (already parsed JSON), checked and converted."""
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise Refused(f'{source} is not a scorekeeper export (it lacks "format": "{FORMAT}").')
+    version = doc.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise Refused(f'{source} has no valid "version": it is not a scorekeeper export.')
+    if version > VERSION:
+        raise Refused(
+            f"{source} is a version {version} export; this scorekeeper reads version {VERSION}"
+            " only: upgrade scorekeeper to import it."
+        )
+    tables = doc.get("tables")
+    if not isinstance(tables, dict):
+        raise Refused(f'{source} has no "tables": it is not a complete export.')
+    known = {table.name: table for table in exported_tables(db.metadata)}
+    for name in tables:
+        if name in DERIVED:
+            raise Refused(f"{source}: table {name} is rebuilt on import, it cannot be loaded.")
+        if name not in known:
+            raise Refused(f"{source}: unknown table {name!r} (written by a newer scorekeeper?).")
+    found: Rows = {}
+    for name, table in known.items():
+        rows = tables.get(name, [])
+        if not isinstance(rows, list):
+            raise Refused(f"{source}: table {name} is not a list of rows.")
+        found[name] = [_row(source, table, n, row) for n, row in enumerate(rows, start=1)]
+        _unique_keys(source, table, found[name])
+    return found
+
+
+def _row(source: str, table: Any, number: int, row: Any) -> dict[str, Any]:
+    where = f"{source}: {table.name} row {number}"
+    if not isinstance(row, dict):
+        raise Refused(f"{where} is not an object.")
+    for key in row:
+        if key in EXPORTED[table.name]:
+            raise Refused(f"{where}: column {key} is rebuilt on import, it cannot be loaded.")
+        if key not in table.columns:
+            raise Refused(f"{where}: unknown column {key!r}.")
+    values = {}
+    for column in exported_columns(table):
+        if column.name in row:
+            try:
+                values[column.name] = decode(column, row[column.name])
+            except BadValueError as error:
+                raise Refused(f"{where}, column {column.name}: {error}.") from None
+        elif column.nullable and not column.primary_key:
+            values[column.name] = None
+        elif column.default is not None and column.default.is_scalar:
+            values[column.name] = column.default.arg
+        else:
+            raise Refused(f"{where}: column {column.name} is missing.")
+    return values
+
+
+def _unique_keys(source: str, table: Any, rows: list[dict[str, Any]]) -> None:
+    keys = [column.name for column in table.primary_key.columns]
+    seen = set()
+    for number, row in enumerate(rows, start=1):
+        key = tuple(row[k] for k in keys)
+        if key in seen:
+            raise Refused(f"{source}: {table.name} row {number} repeats the id {key[0]}.")
+        seen.add(key)
+
+
+def contents(session: Session) -> dict[str, int]:
+    """Rows per table of the app that holds any (tables not created yet count as empty)."""
+    existing = set(inspect(session.connection()).get_table_names())
+    counts = {}
+    for table in db.metadata.sorted_tables:
+        if table.name in existing:
+            count = session.scalar(select(func.count()).select_from(table)) or 0
+            if count:
+                counts[table.name] = count
+    return counts
+
+
+def refuse_unless_empty(session: Session) -> None:
+    """Refuse (one line) when the database holds any row of the app."""
+    found = contents(session)
+    if found:
+        held = ", ".join(f"{name} {count}" for name, count in sorted(found.items()))
+        raise Refused(
+            f"The database is not empty ({held}): import loads into an empty database only;"
+            " point DATABASE_URL at a new database and import again."
+        )
+
+
+def load(tables: Rows, source: str = "the file") -> Imported:
+    """Insert the rows of ``read`` into the empty database and rebuild what derives from them."""
+    session = db.session
+    try:
+        refuse_unless_empty(session)
+        check_rule_sets(tables, source)
+        games = score_matches(tables, source)
+        for table in exported_tables(db.metadata):
+            if tables[table.name]:
+                session.execute(insert(table), tables[table.name])
+        reset_sequences(session)
+        rebuilt = rebuild_tables(session, games)
+        session.commit()
+    except IntegrityError as error:
+        session.rollback()
+        reason = str(error.orig).strip().splitlines()[0]
+        raise Refused(f"{source}: its rows do not fit together ({reason}).") from None
+    except BaseException:
+        session.rollback()
+        raise
+    return Imported({name: len(rows) for name, rows in tables.items()}, rebuilt)
+
+
+def reset_sequences(session: Session) -> None:
+    """On PostgreSQL, move every id sequence past the largest id inserted."""
+    if session.get_bind().dialect.name != "postgresql":
+        return  # SQLite's next id is always past the largest one
+    for table in db.metadata.sorted_tables:
+        for column in table.primary_key.columns:
+            sequence = session.scalar(
+                text("SELECT pg_get_serial_sequence(:table, :column)"),
+                {"table": table.name, "column": column.name},
+            )
+            if sequence:
+                largest = session.scalar(select(func.max(column))) or 0
+                session.execute(
+                    text("SELECT setval(CAST(:sequence AS regclass), :next, false)"),
+                    {"sequence": sequence, "next": largest + 1},
+                )

@@ -1,0 +1,124 @@
+"""Derived values of an import, recomputed from the deals as entered.
+
+``score_matches`` runs over the rows read from an export file, before anything is
+written: it restores each match with the engine (as ``match_reads.game_of`` does for a
+stored match), so an entry the app could not read back is refused with the match and deal
+it belongs to, and fills in the derived columns (each deal side's score, each side's total,
+a match's progress and winner). ``rebuild_tables`` then writes the derived tables with the
+services that keep them current: side results (``standings.side_results``), standing
+lines (``aggregates.rebuild``) and ratings (``ratings.recompute``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, selectinload
+
+from ..engine import Match, RuleSet, Side
+from ..engine.errors import EngineError
+from ..models import Match as MatchRow
+from ..models import RatingPoint, SideResult, StandingLine
+from . import aggregates, ratings, standings
+from .data_tables import Refused
+from .match_reads import stored_entry
+
+Rows = dict[str, list[dict[str, Any]]]
+
+
+def _by(rows: Sequence[dict[str, Any]], key: str, order: str) -> dict[Any, list[dict[str, Any]]]:
+    grouped: dict[Any, list[dict[str, Any]]] = defaultdict(list)
+    for row in sorted(rows, key=lambda r: r[order]):
+        grouped[row[key]].append(row)
+    return grouped
+
+
+def score_matches(tables: Rows, source: str) -> dict[int, Match]:
+    """Restore every match with the engine and fill in the derived columns of its rows."""
+    sides_of = _by(tables["match_sides"], "match_id", "position")
+    seats_of = _by(tables["match_players"], "side_id", "position")
+    deals_of = _by(tables["deals"], "match_id", "number")
+    entries_of = _by(tables["deal_sides"], "deal_id", "position")
+    games = {}
+    for match in tables["matches"]:
+        where = f"{source}: match {match['public_id']}"
+        sides = sides_of.get(match["id"], [])
+        deals = deals_of.get(match["id"], [])
+        _check_numbers(where, "sides", [s["position"] for s in sides], 0)
+        _check_numbers(where, "deals", [d["number"] for d in deals], 1)
+        for deal in deals:
+            positions = [e["position"] for e in entries_of.get(deal["id"], [])]
+            if positions != list(range(len(sides))):
+                raise Refused(f"{where}, deal {deal['number']}: it needs one entry per side.")
+        try:
+            rules = RuleSet.from_dict(match["rules"])
+            game = Match.restore(
+                rules,
+                [
+                    Side(tuple(p["name"] for p in seats_of.get(s["id"], [])), s["name"])
+                    for s in sides
+                ],
+                match["first_dealer"],
+                [[stored_entry(rules, e["entry"]) for e in entries_of[d["id"]]] for d in deals],
+            )
+        except (EngineError, TypeError, ValueError, KeyError) as error:
+            raise Refused(f"{where}: it cannot be read back ({error}).") from None
+        games[match["id"]] = game
+        _fill(match, sides, [entries_of[d["id"]] for d in deals], game)
+    return games
+
+
+def check_rule_sets(tables: Rows, source: str) -> None:
+    """Refuse a saved rule set the engine would not accept (the app never saves one)."""
+    for row in tables["saved_rule_sets"]:
+        try:
+            RuleSet.from_dict(row["rules"])
+        except (EngineError, TypeError, ValueError, KeyError) as error:
+            message = f"{source}: saved rule set {row['name']!r} is not valid ({error})."
+            raise Refused(message) from None
+
+
+def _check_numbers(where: str, what: str, numbers: list[int], first: int) -> None:
+    if numbers != list(range(first, first + len(numbers))):
+        raise Refused(f"{where}: its {what} are not numbered {first}, {first + 1}, ... in order.")
+
+
+def _fill(
+    match: dict[str, Any],
+    sides: list[dict[str, Any]],
+    entries: list[list[dict[str, Any]]],
+    game: Match,
+) -> None:
+    """The derived columns, exactly as ``services.matches`` writes them."""
+    match.update(deal_count=len(game.deals), finished=game.finished, winner_position=game.winner)
+    for side, total in zip(sides, game.totals, strict=True):
+        side["total"] = total
+    for rows, recorded in zip(entries, game.deals, strict=True):
+        for row, entry, score in zip(rows, recorded.entries, recorded.score.sides, strict=True):
+            row.update(went_out=entry.went_out, **score.as_dict())
+
+
+def rebuild_tables(session: Session, games: dict[int, Match]) -> dict[str, int]:
+    """Write every derived table from the imported rows; return the rows written."""
+    finished = session.scalars(
+        select(MatchRow)
+        .where(MatchRow.club_id.is_not(None), MatchRow.finished.is_(True))
+        .options(selectinload(MatchRow.sides))
+        .order_by(MatchRow.id)
+    )
+    clubs = set()
+    for row in finished:
+        session.add_all(standings.side_results(row, games[row.id]))
+        clubs.add(row.club_id)
+    session.flush()
+    for club_id in sorted(clubs):
+        aggregates.rebuild(session, club_id)
+        ratings.recompute(club_id)
+    session.flush()
+    return {
+        model.__tablename__: session.scalar(select(func.count()).select_from(model)) or 0
+        for model in (SideResult, StandingLine, RatingPoint)
+    }

@@ -1,0 +1,115 @@
+"""The match page's history: each event of the audit trail as a sentence in the game's words.
+
+"Deal 3 corrected at 21:14 UTC by Ann's phone: Ann & Bob 690 → 720, Cy & Di 510 → 480".
+Times are stored in UTC and shown in UTC with a ``<time datetime=...>`` element, which
+``static/js/app.js`` rewrites into the phone's own time zone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from babel.dates import format_datetime
+from flask_babel import get_locale
+from flask_babel import lazy_gettext as _l
+from markupsafe import Markup, escape
+
+from ...services import audit
+from ...services.match_reads import LoadedMatch
+
+SENTENCES = {
+    (audit.RECORDED, True): _l("Deal %(n)s entered at %(time)s by %(who)s: %(scores)s"),
+    (audit.RECORDED, False): _l("Deal %(n)s entered at %(time)s: %(scores)s"),
+    (audit.CORRECTED, True): _l("Deal %(n)s corrected at %(time)s by %(who)s: %(scores)s"),
+    (audit.CORRECTED, False): _l("Deal %(n)s corrected at %(time)s: %(scores)s"),
+    (audit.REMOVED, True): _l("Deal %(n)s removed at %(time)s by %(who)s: %(scores)s"),
+    (audit.REMOVED, False): _l("Deal %(n)s removed at %(time)s: %(scores)s"),
+    (audit.RESTORED, True): _l("Deal %(n)s restored at %(time)s by %(who)s: %(scores)s"),
+    (audit.RESTORED, False): _l("Deal %(n)s restored at %(time)s: %(scores)s"),
+    (audit.REOPENED, True): _l("Match reopened for corrections at %(time)s by %(who)s."),
+    (audit.REOPENED, False): _l("Match reopened for corrections at %(time)s."),
+}
+
+
+@dataclass(frozen=True)
+class Line:
+    """One event of the history, ready to show."""
+
+    id: int
+    kind: str
+    deal: int | None
+    text: Markup
+
+
+@dataclass(frozen=True)
+class HistoryView:
+    """The match page's history: newest first, the removal to offer back, the deals
+    changed after they were entered (the deal table marks them)."""
+
+    lines: list[Line]
+    restorable: Line | None
+    changed: frozenset[int]
+
+
+def history_view(loaded: LoadedMatch, now: datetime | None = None) -> HistoryView:
+    """The history of ``loaded`` as the match page shows it."""
+    trail = audit.history(loaded.row, loaded.game.current_deal)
+    labels = [side.label for side in loaded.game.sides]
+    now = now or datetime.now(UTC)
+    lines = [_line(change, labels, now) for change in trail.changes]
+    restorable = next(
+        (ln for ln in lines if trail.restorable and ln.id == trail.restorable.id), None
+    )
+    changed = frozenset(n for n in range(1, len(loaded.game.deals) + 1) if trail.changed(n))
+    return HistoryView(lines, restorable, changed)
+
+
+def _line(change: audit.Change, labels: Sequence[str], now: datetime) -> Line:
+    template = escape(str(SENTENCES[change.kind, bool(change.actor)]))
+    text = template % {
+        "n": change.deal,
+        "time": time_element(change.at, now),
+        "who": change.actor,
+        "scores": scores_text(labels, change.before, change.after),
+    }
+    return Line(change.id, change.kind, change.deal, text)
+
+
+def time_element(at: datetime, now: datetime) -> Markup:
+    """``<time datetime="...Z">21:14 UTC</time>``; the day too when it is not today."""
+    at, now = at.astimezone(UTC), now.astimezone(UTC)
+    if at.date() == now.date():
+        pattern = "HH:mm"
+    elif at.year == now.year:
+        pattern = "d MMM, HH:mm"
+    else:
+        pattern = "d MMM y, HH:mm"
+    # always UTC, whatever BABEL_DEFAULT_TIMEZONE says: the text ends in "UTC"
+    shown = format_datetime(at, pattern, tzinfo=UTC, locale=get_locale() or "en")
+    return Markup('<time datetime="{}" data-local>{} UTC</time>').format(
+        at.strftime("%Y-%m-%dT%H:%M:%SZ"), shown
+    )
+
+
+def scores_text(
+    labels: Sequence[str], before: Sequence[int] | None, after: Sequence[int] | None
+) -> str:
+    """ "Ann & Bob 690 → 720, Cy & Di 510 → 480" (one number when it did not change)."""
+    if before is None and after is None:
+        return ""
+    parts = []
+    for i, label in enumerate(labels):
+        old = before[i] if before is not None and i < len(before) else None
+        new = after[i] if after is not None and i < len(after) else None
+        if old is not None and new is not None and old != new:
+            parts.append(f"{label} {_number(old)} → {_number(new)}")
+        else:
+            value = new if new is not None else old
+            parts.append(f"{label} {_number(value)}" if value is not None else label)
+    return ", ".join(parts)
+
+
+def _number(value: int) -> str:
+    return f"\u2212{-value}" if value < 0 else str(value)
