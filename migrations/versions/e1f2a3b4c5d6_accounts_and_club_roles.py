@@ -7,6 +7,8 @@ Create Date: 2026-12-01 03:20:00.000000
 Clubs made before accounts have no owner: ``scorekeeper club-owner CLUB USERNAME`` (or
 ``flask club-owner``) gives them one. They keep being public (``visibility``), as they
 were. Rule sets saved before accounts have no owner and are read-only until copied.
+The audit trail's ``account_id`` (kept since e7a1d2c3b4f5, empty until now) gets its
+foreign key to the account that made each change.
 """
 
 import sqlalchemy as sa
@@ -115,9 +117,16 @@ def upgrade():
         batch_op.create_foreign_key(
             "fk_saved_rule_sets_club_id", "clubs", ["club_id"], ["id"], ondelete="CASCADE"
         )
+    # A batch copy of audit_events is safe on SQLite: no table refers to it.
+    with op.batch_alter_table("audit_events", schema=None) as batch_op:
+        batch_op.create_foreign_key(
+            "fk_audit_events_account_id", "accounts", ["account_id"], ["id"], ondelete="SET NULL"
+        )
 
 
 def downgrade():
+    with op.batch_alter_table("audit_events", schema=None) as batch_op:
+        batch_op.drop_constraint("fk_audit_events_account_id", type_="foreignkey")
     with op.batch_alter_table("saved_rule_sets", schema=None) as batch_op:
         batch_op.drop_constraint("fk_saved_rule_sets_club_id", type_="foreignkey")
         batch_op.drop_constraint("fk_saved_rule_sets_account_id", type_="foreignkey")

@@ -58,10 +58,16 @@ def delete_club(club: Club) -> None:
     """Delete the club with its players, seasons, matches and standings.
 
     Its matches go too: left behind without a club they would become casual matches that
-    anyone holding their link could change.
+    anyone holding their link could change. So do their audit trails: the owner deletes the
+    club's whole history on purpose (the trail refuses to vanish as a side effect of
+    anything else, ``models/audit.py``).
     """
     from sqlalchemy import delete
 
+    from ..models import AuditEvent
+
+    club_matches = select(Match.id).where(Match.club_id == club.id)
+    db.session.execute(delete(AuditEvent).where(AuditEvent.match_id.in_(club_matches)))
     db.session.execute(delete(Match).where(Match.club_id == club.id))
     db.session.delete(club)
     db.session.commit()

@@ -54,7 +54,7 @@ def url_for_rule(rule: Any, world: World) -> str:
         "preset_id": "classic",
         "rule_set_id": "classic",
     }
-    if rule.endpoint.startswith(("matches.", "api.")):
+    if rule.endpoint.startswith(("matches.", "trail.", "api.")):
         values["public_id"] = world.match
     else:
         values["public_id"] = world.rules
@@ -113,9 +113,13 @@ def test_every_guarded_route_that_changes_data_refuses_and_changes_nothing(
         assert refused(response), (who, rule.endpoint, response.status_code)
         checked.append(rule.endpoint)
     assert snapshot(app) == before
-    assert {"clubs.save_settings", "matches.reopen", "matches.correct", "rules.delete"} <= set(
-        checked
-    )
+    assert {
+        "clubs.save_settings",
+        "matches.reopen",
+        "matches.correct",
+        "trail.restore",
+        "rules.delete",
+    } <= set(checked)
 
 
 @pytest.mark.parametrize("who", [None, "stranger"])

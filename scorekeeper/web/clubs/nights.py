@@ -12,7 +12,7 @@ from ...engine import PRESETS, EngineError, RuleSet, Side
 from ...models import Club
 from ...services import clubs
 from .. import authz
-from ..device import remember_match
+from ..actor import remember_match
 from ..matches import forms as match_forms
 from ..rendering import invalid_status, render
 from . import forms
@@ -97,8 +97,8 @@ def create_match(club_id: str) -> Response:
                 field = _field(form, problem.field)
                 field.errors = [*field.errors, problem.message]
         else:
-            response = redirect(url_for("matches.show", public_id=loaded.public_id), 303)
-            return remember_match(response, loaded.public_id)
+            remember_match(loaded.public_id)  # the scorer resumes it from this phone's home
+            return redirect(url_for("matches.show", public_id=loaded.public_id), 303)
     return _page(club, start, form, when, rules, layout, invalid_status())
 
 

@@ -1,6 +1,6 @@
 """The home page: this browser's matches in progress first (resume in one tap), then
 its recent ones. Never anyone else's: a match is listed on the devices that started or
-opened it (``web/device.py``)."""
+opened it (``web/actor.py``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from flask import Blueprint, current_app, render_template
 
 from ...services.matches import home_matches
 from .. import authz
-from ..device import device_matches
+from ..actor import device_matches
 
 bp = Blueprint("home", __name__)
 

@@ -78,7 +78,9 @@ def match_context(
         "requires": dict(game.rules.going_out_requires),
         "chart": running_totals_chart(game),
         "history": history_view(loaded),
-        "device": current_device(),
+        # this browser's identity (its cookie is made here) only where it may change the
+        # match: a visitor who only reads a club's match gets no cookie
+        "device": current_device() if g.get("match_writable", True) else None,
         **trail,
     }
 

@@ -13,8 +13,7 @@ from ...engine import EngineError, RuleSet, Side
 from ...services import matches as service
 from ...services import rule_sets
 from .. import authz
-from ..actor import current_actor
-from ..device import remember_match
+from ..actor import current_actor, remember_match
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
 from .context import match_context, preview_context
@@ -100,8 +99,8 @@ def create() -> Response:
                 field = _new_match_field(form, start, problem.field)
                 field.errors = [*field.errors, problem.message]
         else:
-            response = redirect(url_for(".show", public_id=loaded.public_id), 303)
-            return remember_match(response, loaded.public_id)
+            remember_match(loaded.public_id)  # listed on this browser's home page
+            return redirect(url_for(".show", public_id=loaded.public_id), 303)
     return _new_page(start, form, rules, layout, invalid_status())
 
 
@@ -122,9 +121,9 @@ def _new_match_field(form: Any, start: Any, path: str) -> Any:
 def show(public_id: str) -> Response:
     """The match page: totals, deals, current deal, its entry form, the rules card."""
     loaded = _loaded(public_id)
-    response = render("matches/show.html", "matches/_match.html", **match_context(loaded))
-    # A casual match joins this browser's home page; a club's is listed by its club.
-    return response if loaded.row.club_id else remember_match(response, public_id)
+    if loaded.row.club_id is None:
+        remember_match(public_id)  # a casual match joins this browser's home page
+    return render("matches/show.html", "matches/_match.html", **match_context(loaded))
 
 
 @bp.post("/m/<public_id>/deals")
