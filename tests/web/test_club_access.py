@@ -172,7 +172,7 @@ def test_the_home_page_lists_this_devices_matches_only(app: Flask) -> None:
     theirs.get(f"/m/{public_id}")  # opened by its link: now theirs to resume too
     assert public_id in theirs.get("/").get_data(as_text=True)
     forged = app.test_client()
-    forged.set_cookie("scorekeeper_matches", f'["{public_id}"]')
+    forged.set_cookie("scorekeeper_device", f'{{"id": "abcdef12", "matches": ["{public_id}"]}}')
     assert public_id not in forged.get("/").get_data(as_text=True)
 
 
