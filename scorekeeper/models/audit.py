@@ -8,9 +8,9 @@ Choices worth knowing:
 
 - ``match_id`` refuses the deletion of a match that has a history (``RESTRICT``), rather
   than cascading: the trail exists to show what happened, so it must not vanish as a
-  side effect. Nothing deletes a match today; whatever deletes one later decides, in its
-  own code, what becomes of its trail. Deleting a *club* leaves its matches in place (their
-  ``club_id`` becomes NULL), so their trails stay too.
+  side effect. Whatever deletes a match decides, in its own code, what becomes of its
+  trail: an owner deleting a club deletes its matches and their trails on purpose
+  (``services.clubs.delete_club``); left behind, they would become casual matches.
 - ``account_id`` is the logged-in account that made the change (NULL for a device without
   one); the accounts migration (e1f2a3b4c5d6) added its key, ``ON DELETE SET NULL``: a
   closed account keeps its ``actor`` label (the username at the time) in the trail.
