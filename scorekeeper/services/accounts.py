@@ -66,7 +66,7 @@ def check_password(password: str, field: str = "password") -> None:
 def find(username: str) -> Account | None:
     """The account with this username (any case), or None."""
     key = username_key(username)
-    if not key or len(key) > MAX_USERNAME:
+    if not key or len(key) > MAX_USERNAME or "\x00" in key:  # PostgreSQL refuses NUL
         return None
     return db.session.scalar(select(Account).where(Account.username_key == key))
 

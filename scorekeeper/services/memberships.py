@@ -16,7 +16,16 @@ from sqlalchemy import func, or_, select
 
 from ..engine import Problem
 from ..extensions import db
-from ..models import ROLES, Account, Club, Invitation, Membership, Player, utcnow
+from ..models import (
+    ROLES,
+    Account,
+    Club,
+    Invitation,
+    Membership,
+    Player,
+    is_public_id,
+    utcnow,
+)
 from .accounts import AccountError, _aware, token_hash
 
 INVITE_DAYS = 7
@@ -97,6 +106,8 @@ def members(club: Club) -> list[Membership]:
 
 def get_member(club: Club, account_public_id: str) -> Membership | None:
     """The club's membership of the account with this public id, or None."""
+    if not is_public_id(account_public_id):
+        return None
     return db.session.scalar(
         select(Membership)
         .join(Account, Account.id == Membership.account_id)
@@ -207,6 +218,8 @@ def accept(invitation: Invitation, account: Account) -> Membership:
 
 def revoke(club: Club, invitation_public_id: str) -> None:
     """Make one of the club's invitation links stop working."""
+    if not is_public_id(invitation_public_id):
+        return
     row = db.session.scalar(
         select(Invitation).where(
             Invitation.club_id == club.id, Invitation.public_id == invitation_public_id
