@@ -88,7 +88,8 @@ def _urls(app: Flask, ids: dict[str, str]) -> list[tuple[str, str]]:
         if rule.endpoint == "static":
             continue
         path = rule.rule.replace("<int:number>", ids["number"])
-        path = path.replace("<token>", ids["reset_token" if rule.endpoint == "auth.reset" else "token"])
+        token = ids["reset_token" if rule.endpoint == "auth.reset" else "token"]
+        path = path.replace("<token>", token)
         for name in ("club_id", "player_id", "public_id", "rule_set_id", "preset_id",
                      "account_id", "invitation_id"):  # fmt: skip
             value = (
