@@ -130,8 +130,6 @@ def match(level: str) -> Callable[[F], F]:
         g.match_writable = allowed_in_club(owner, "scorer")
         if not allowed_in_club(owner, "read" if level == "read" else "scorer"):
             refuse()
-        if level == "read" and not g.match_writable:
-            g.reads_only = True
 
     return _mark(Rule("match", level), check)
 
@@ -160,12 +158,6 @@ def rule_set_owner(view: F) -> F:
             refuse()
 
     return _mark(Rule("rule_set_owner"), check)(view)
-
-
-def reads_only() -> None:
-    """Mark this page as one a visitor only reads: it asks for no CSRF token, so a
-    visitor who is not logged in gets no session cookie from it."""
-    g.reads_only = True
 
 
 def register_templating(app: Any) -> None:
