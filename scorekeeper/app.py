@@ -8,7 +8,7 @@ from typing import Any
 from flask import Flask
 
 from .config import load_settings
-from .extensions import babel, csrf, db, htmx, migrate
+from .extensions import babel, csrf, db, htmx, limiter, login_manager, migrate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,6 +44,10 @@ def register_extensions(app: Flask) -> None:
     csrf.init_app(app)
     htmx.init_app(app)
     babel.init_app(app)
+    login_manager.init_app(app)
+    login_manager.login_view = "auth.login"
+    login_manager.session_protection = "basic"
+    limiter.init_app(app)
     with app.app_context():
         tune_sqlite(db.engine)
         refuse_nul(db.engine)
@@ -52,6 +56,7 @@ def register_extensions(app: Flask) -> None:
 def register_blueprints(app: Flask) -> None:
     """Mount every area of the app."""
     from .web.api.views import bp as api_bp
+    from .web.auth.views import bp as auth_bp
     from .web.clubs.views import bp as clubs_bp
     from .web.home.views import bp as home_bp
     from .web.matches.trail import bp as trail_bp
@@ -68,6 +73,7 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(clubs_bp)
     app.register_blueprint(api_bp)
     register_pwa(app)
+    app.register_blueprint(auth_bp)
     csrf.exempt(api_bp)  # the JSON API saves nothing
 
 
@@ -80,9 +86,11 @@ def register_errorhandlers(app: Flask) -> None:
 
 def register_templating(app: Flask) -> None:
     """Template globals and filters shared by every page."""
+    from .web.authz import register_templating
     from .web.templating import register
 
     register(app)
+    register_templating(app)
 
 
 def register_security_headers(app: Flask) -> None:

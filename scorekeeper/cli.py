@@ -25,7 +25,7 @@ from .cli_commands import (
     seed_demo,
     serve,
 )
-from .cli_errors import guarded
+from .cli_errors import CommandError, guarded
 from .cli_help import fill, formatter
 
 DESCRIPTION = """\
@@ -155,6 +155,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_where(demo, "where 'scorekeeper serve' listens")
     demo.set_defaults(handler=seed_demo)
+    owner = commands.add_parser(
+        "club-owner",
+        help="make an account an owner of a club",
+        description=fill(
+            "Give a club an owner: a club made before accounts existed has none, and only"
+            " an owner can change its settings, roles and seasons. The account must have"
+            " signed up in the app first."
+        ),
+        epilog=fill(" example:\n  scorekeeper club-owner 'Tuesday Card Club' ana"),
+        formatter_class=formatter,
+    )
+    owner.add_argument("club", help="the club's public id (from its address) or exact name")
+    owner.add_argument("username", help="an account that has signed up")
+    owner.set_defaults(handler=club_owner)
     cli_data.add_commands(commands)  # backup, export, import
     return parser
 
@@ -171,6 +185,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # for the commands added elsewhere and for the flask commands: one place to import from
 __all__ = ["announce", "build_parser", "demo_report", "main", "migrate_database", "migrated_app"]
+
+
+def club_owner(args: argparse.Namespace) -> None:
+    """Give a club (one made before accounts, say) an owner; see README "Clubs"."""
+    from .services import memberships
+
+    app = migrated_app()
+    with app.app_context():
+        try:
+            print(memberships.assign_owner(args.club, args.username))
+        except LookupError as error:
+            raise CommandError(str(error)) from None
+
 
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())

@@ -33,3 +33,15 @@ def register(app: Flask) -> None:
         club, created = demo.seed_once(name, weeks)
         base = current_app.config.get("PUBLIC_BASE_URL")
         click.echo("\n".join(demo_report(club, created, host, port, base)))
+
+    @app.cli.command("club-owner")
+    @click.argument("club")
+    @click.argument("username")
+    def club_owner(club: str, username: str) -> None:
+        """Make USERNAME an owner of CLUB (its public id or exact name)."""
+        from .services import memberships
+
+        try:
+            click.echo(memberships.assign_owner(club, username))
+        except LookupError as error:
+            raise click.ClickException(str(error)) from None

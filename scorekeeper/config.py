@@ -26,6 +26,17 @@ class Defaults:
     MAX_CONTENT_LENGTH = 256 * 1024
     BABEL_DEFAULT_LOCALE = "en"
     SESSION_COOKIE_SAMESITE = "Lax"
+    SESSION_COOKIE_HTTPONLY = True
+    SESSION_COOKIE_SECURE = False  # True to always mark cookies Secure; see web/security.py
+    REMEMBER_COOKIE_SAMESITE = "Lax"
+    REMEMBER_COOKIE_HTTPONLY = True
+    REMEMBER_COOKIE_DURATION = 30 * 24 * 3600  # as services.accounts.REMEMBER_DAYS
+    PROXY_FIX = 0  # how many proxies in front set X-Forwarded-* (0: trust none)
+    RATELIMIT_STORAGE_URI = "memory://"
+    RATELIMIT_HEADERS_ENABLED = True
+    RATELIMIT_LOGIN = "10 per minute;60 per hour"
+    RATELIMIT_SIGNUP = "5 per minute;30 per hour"
+    RATELIMIT_RESET = "10 per minute;60 per hour"
     RECENT_MATCHES = 10
 
 

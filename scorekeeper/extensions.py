@@ -1,6 +1,9 @@
 """Extension objects, created once and bound to the app in ``create_app``."""
 
 from flask_babel import Babel
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
+from flask_login import LoginManager
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
 from flask_wtf.csrf import CSRFProtect
@@ -17,3 +20,7 @@ migrate = Migrate()
 csrf = CSRFProtect()
 htmx = Htmx()
 babel = Babel()
+login_manager = LoginManager()
+#: Rate limits on log-in, sign-up and password reset only (no default limit). Storage:
+#: ``RATELIMIT_STORAGE_URI`` (``SCOREKEEPER_RATELIMIT_STORAGE_URI``), ``memory://`` unless set.
+limiter = Limiter(key_func=get_remote_address, default_limits=[])

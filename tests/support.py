@@ -44,3 +44,67 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+#: The password of every test account (long enough; no composition rules).
+PASSWORD = "correct horse battery"
+
+
+def ensure_account(app: Flask, username: str = "owner") -> None:
+    """Make the account ``username`` (password ``PASSWORD``) unless it exists."""
+    from scorekeeper.services import accounts
+
+    with app.app_context():
+        if accounts.find(username) is None:
+            accounts.sign_up(username, PASSWORD)
+
+
+def give_role(
+    app: Flask, club_public_id: str, username: str = "owner", role: str = "owner"
+) -> None:
+    """Make ``username`` (made if needed) a ``role`` of the club."""
+    from scorekeeper.services import accounts, clubs, memberships
+
+    ensure_account(app, username)
+    with app.app_context():
+        club = clubs.get_club(club_public_id)
+        assert club is not None
+        memberships.add_member(club, accounts.find(username), role)  # type: ignore[arg-type]
+
+
+def log_in(client: Any, username: str = "owner", password: str = PASSWORD) -> None:
+    """Log the test client in as ``username`` through the form (made if needed)."""
+    ensure_account(client.application, username)
+    page = client.get("/login").get_data(as_text=True)
+    data = {"username": username, "password": password}
+    if client.application.config.get("WTF_CSRF_ENABLED", True):
+        data["csrf_token"] = csrf_token_of(page)
+    response = client.post("/login", data=data)
+    assert response.status_code == 303, response.get_data(as_text=True)
+
+
+def owner_client(app: Flask, *club_public_ids: str, username: str = "owner") -> Any:
+    """A test client logged in as an owner of these clubs."""
+    for public_id in club_public_ids:
+        give_role(app, public_id, username, "owner")
+    client = app.test_client()
+    log_in(client, username)
+    return client
+
+
+def signed_in_client(app: Flask, username: str = "owner") -> Any:
+    """A test client logged in as ``username`` (made if needed)."""
+    client = app.test_client()
+    log_in(client, username)
+    return client
+
+
+def account_id(app: Flask, username: str = "owner") -> int:
+    """The id of the account ``username`` (made if needed), to own what a test saves."""
+    from scorekeeper.services import accounts
+
+    ensure_account(app, username)
+    with app.app_context():
+        found = accounts.find(username)
+        assert found is not None
+        return found.id

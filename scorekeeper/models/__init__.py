@@ -1,5 +1,6 @@
 """SQLAlchemy models, one module per area; importing this package registers them all."""
 
+from .accounts import ROLES, Account, AccountSession, Invitation, Membership, PasswordReset
 from .audit import AuditEvent
 from .clubs import Club, Player, RatingPoint, Season, SideResult, StandingLine
 from .matches import (
@@ -16,14 +17,20 @@ from .matches import (
 from .rules import SavedRuleSet
 
 __all__ = [
+    "ROLES",
+    "Account",
+    "AccountSession",
     "AuditEvent",
     "Club",
     "Deal",
     "DealSide",
+    "Invitation",
     "KnownName",
     "Match",
     "MatchPlayer",
     "MatchSide",
+    "Membership",
+    "PasswordReset",
     "Player",
     "RatingPoint",
     "SavedRuleSet",

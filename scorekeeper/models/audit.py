@@ -8,12 +8,12 @@ Choices worth knowing:
 
 - ``match_id`` refuses the deletion of a match that has a history (``RESTRICT``), rather
   than cascading: the trail exists to show what happened, so it must not vanish as a
-  side effect. Nothing deletes a match today; whatever deletes one later decides, in its
-  own code, what becomes of its trail. Deleting a *club* leaves its matches in place (their
-  ``club_id`` becomes NULL), so their trails stay too.
-- ``account_id`` is a plain nullable integer, without a foreign key, until accounts exist:
-  the migration that adds the accounts table adds the key (``ON DELETE SET NULL``: a
-  closed account keeps its ``actor`` label in the trail).
+  side effect. Whatever deletes a match decides, in its own code, what becomes of its
+  trail: an owner deleting a club deletes its matches and their trails on purpose
+  (``services.clubs.delete_club``); left behind, they would become casual matches.
+- ``account_id`` is the logged-in account that made the change (NULL for a device without
+  one); the accounts migration (e1f2a3b4c5d6) added its key, ``ON DELETE SET NULL``: a
+  closed account keeps its ``actor`` label (the username at the time) in the trail.
 - ``before`` and ``after`` hold the deal as stored: ``{"sides": [{"entry": DealSide.entry,
   "total": DealSide.total}, ...]}``; ``before`` is NULL for ``recorded`` and ``restored``,
   ``after`` is NULL for ``removed``, both are NULL for ``reopened`` (a match event).
@@ -62,4 +62,6 @@ class AuditEvent(db.Model):  # type: ignore[name-defined,misc]
     before: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     after: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     actor: Mapped[str] = mapped_column(String(ACTOR_LENGTH), default="")
-    account_id: Mapped[int | None] = mapped_column(Integer, nullable=True)  # FK once accounts
+    account_id: Mapped[int | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True
+    )

@@ -21,6 +21,9 @@ class Club(db.Model):  # type: ignore[name-defined,misc]
     name: Mapped[str] = mapped_column(String(80))
     default_rules: Mapped[str] = mapped_column(String(80), default="classic")
     min_games: Mapped[int] = mapped_column(Integer, default=3)  # to be ranked
+    # "public": standings, player pages and club night readable without logging in;
+    # "members": only the club's accounts read them. Clubs made before accounts stay public.
+    visibility: Mapped[str] = mapped_column(String(10), default="public", server_default="public")
     created_at: Mapped[datetime] = mapped_column(db.DateTime(timezone=True), default=utcnow)
 
     players: Mapped[list[Player]] = relationship(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Integer, String
+from sqlalchemy import JSON, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ..extensions import db
@@ -26,6 +26,14 @@ class SavedRuleSet(db.Model):  # type: ignore[name-defined,misc]
     name: Mapped[str] = mapped_column(String(80))
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)  # RuleSet.to_dict(), validated
     version: Mapped[int] = mapped_column(Integer, default=1)
+    # Who may edit or delete it: an account, or a club's owners. Rule sets saved before
+    # accounts have neither and are read-only (copy them to change them).
+    account_id: Mapped[int | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    club_id: Mapped[int | None] = mapped_column(
+        ForeignKey("clubs.id", ondelete="CASCADE"), nullable=True, index=True
+    )
     created_at: Mapped[datetime] = mapped_column(db.DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         db.DateTime(timezone=True), default=utcnow, onupdate=utcnow

@@ -25,7 +25,7 @@ from sqlalchemy import select
 
 from ..engine import Breakdown, SideEntry
 from ..extensions import db
-from ..models import AuditEvent, Deal, utcnow
+from ..models import Account, AuditEvent, Deal, utcnow
 from ..models import Match as MatchRow
 from ..models.audit import (
     ACTOR_LENGTH,
@@ -61,7 +61,8 @@ RESTORE_PREFIX = "restore:"
 
 @dataclass(frozen=True)
 class Actor:
-    """Who made a change, as far as the app knows: a device's label now, an account later."""
+    """Who made a change, as far as the app knows: a logged-in account (its username and
+    id), or a device's label ("Ann's phone", "phone 3f2a") without an account id."""
 
     label: str = ""
     account_id: int | None = None
@@ -196,20 +197,32 @@ class History:
 def history(row: MatchRow, next_deal: int | None) -> History:
     """The match's trail for its page (``next_deal``: the deal to play now, or None)."""
     events = events_of(row)
-    changes = [_change(e) for e in events]
+    names = account_names(events)
+    changes = [_change(e, names) for e in events]
     removal = restorable_removal(events, next_deal)
     restorable = next((c for c in changes if removal and c.id == removal.id), None)
     return History(changes[::-1], restorable)
 
 
-def _change(event: AuditEvent) -> Change:
+def account_names(events: Sequence[AuditEvent]) -> dict[int, str]:
+    """The current username of each account in ``events`` (one query, none without any)."""
+    ids = {e.account_id for e in events if e.account_id is not None}
+    if not ids:
+        return {}
+    rows = db.session.execute(select(Account.id, Account.username).where(Account.id.in_(ids)))
+    return {account_id: username for account_id, username in rows}
+
+
+def _change(event: AuditEvent, names: dict[int, str]) -> Change:
     at = event.at if event.at.tzinfo else event.at.replace(tzinfo=UTC)  # SQLite: naive UTC
+    # an account's change shows the account's name; a device's, the label it had then
+    who = names.get(event.account_id, event.actor) if event.account_id else event.actor
     return Change(
         id=event.id,
         kind=event.kind,
         deal=event.deal_number,
         at=at.astimezone(UTC),
-        actor=event.actor,
+        actor=who,
         before=_totals(event.before),
         after=_totals(event.after),
     )

@@ -23,9 +23,18 @@ class ClubError(EngineError):
     """A club, player or season that cannot be saved as typed."""
 
 
-def create_club(name: str, default_rules: str = "classic", min_games: int = 3) -> Club:
-    """Save a new club."""
-    club = Club(name=name.strip(), default_rules=_rules_id(default_rules), min_games=min_games)
+def create_club(
+    name: str, default_rules: str = "classic", min_games: int = 3, visibility: str = "public"
+) -> Club:
+    """Save a new club (the web form asks who may see it, members-only by default)."""
+    if visibility not in ("public", "members"):
+        raise ClubError([Problem("visibility", "Choose who can see the club.")])
+    club = Club(
+        name=name.strip(),
+        default_rules=_rules_id(default_rules),
+        min_games=min_games,
+        visibility=visibility,
+    )
     db.session.add(club)
     db.session.commit()
     return club
@@ -37,6 +46,35 @@ def update_settings(club: Club, name: str, default_rules: str, min_games: int) -
     club.min_games = max(0, min_games)
     db.session.commit()
     return club
+
+
+def update_visibility(club: Club, visibility: str) -> Club:
+    """``public``: standings, player pages and club night readable without logging in;
+    ``members``: only by the club's accounts."""
+    if visibility not in ("public", "members"):
+        raise ClubError([Problem("visibility", "Choose who can see the club.")])
+    club.visibility = visibility
+    db.session.commit()
+    return club
+
+
+def delete_club(club: Club) -> None:
+    """Delete the club with its players, seasons, matches and standings.
+
+    Its matches go too: left behind without a club they would become casual matches that
+    anyone holding their link could change. So do their audit trails: the owner deletes the
+    club's whole history on purpose (the trail refuses to vanish as a side effect of
+    anything else, ``models/audit.py``).
+    """
+    from sqlalchemy import delete
+
+    from ..models import AuditEvent
+
+    club_matches = select(Match.id).where(Match.club_id == club.id)
+    db.session.execute(delete(AuditEvent).where(AuditEvent.match_id.in_(club_matches)))
+    db.session.execute(delete(Match).where(Match.club_id == club.id))
+    db.session.delete(club)
+    db.session.commit()
 
 
 def _rules_id(rules_id: str) -> str:
@@ -55,6 +93,13 @@ def get_club(public_id: str) -> Club | None:
     if not is_public_id(public_id):
         return None
     return db.session.scalar(select(Club).where(Club.public_id == public_id))
+
+
+def get_club_by_id(club_id: int) -> Club:
+    """The club with this primary key (it must exist)."""
+    club = db.session.get(Club, club_id)
+    assert club is not None
+    return club
 
 
 def get_player(club: Club, public_id: str) -> Player | None:

@@ -29,6 +29,7 @@ from .data_tables import (
     DERIVED,
     EXPORTED,
     FORMAT,
+    NOT_EXPORTED,
     VERSION,
     BadValueError,
     Refused,
@@ -78,6 +79,8 @@ def parse(doc: Any, source: str) -> Rows:
     for name in tables:
         if name in DERIVED:
             raise Refused(f"{source}: table {name} is rebuilt on import, it cannot be loaded.")
+        if name in NOT_EXPORTED:
+            raise Refused(f"{source}: table {name} is never imported ({NOT_EXPORTED[name]}).")
         if name not in known:
             raise Refused(f"{source}: unknown table {name!r} (written by a newer scorekeeper?).")
     found: Rows = {}

@@ -1,8 +1,9 @@
 """Which tables and columns are source data (exported) and which are derived (rebuilt).
 
-Every table of ``db.metadata`` must be named here, in ``EXPORTED`` or in ``DERIVED``: an
-export that silently left out a new table would lose data the day it is restored, so the
-export refuses to run (and a test fails) until a new table is classified. Within an
+Every table of ``db.metadata`` must be named here, in ``EXPORTED``, ``DERIVED`` or
+``NOT_EXPORTED``: an export that silently left out a new table would lose data the day it
+is restored, so the export refuses to run (and a test fails) until a new table is
+classified. Within an
 exported table every column is exported except the derived ones listed beside it, which
 the import recomputes from the deals (``services.data_import``).
 
@@ -48,6 +49,20 @@ EXPORTED: dict[str, frozenset[str]] = {
     ),
     "known_names": frozenset(),
     "audit_events": frozenset(),  # the audit trail is history: kept as it is
+    # Accounts travel with their Argon2id password hashes: a restore without them would
+    # leave every club without a working owner. The hashes are made to withstand being
+    # read (salted, memory-hard), but an export file is as private as the database itself.
+    "accounts": frozenset(),
+    "memberships": frozenset(),  # who owns, scores and reads each club
+}
+
+#: Tables never exported, and why: short-lived credentials that let someone in. After an
+#: import everyone logs in again, and owners make new invitation and reset links; a file
+#: that travels (a USB stick, a mail) never carries a key to an account or a club.
+NOT_EXPORTED: dict[str, str] = {
+    "account_sessions": "log-ins end with an import: everyone logs in again",
+    "password_resets": "a reset link works once within a day: an owner makes a new one",
+    "invitations": "an invitation link works for a week: an owner makes a new one",
 }
 
 #: Derived tables, rebuilt on import by the service named beside each.
@@ -73,8 +88,9 @@ class BadValueError(ValueError):
 
 
 def unclassified(metadata: MetaData) -> list[str]:
-    """Tables of ``metadata`` named in neither ``EXPORTED`` nor ``DERIVED``."""
-    return sorted(name for name in metadata.tables if name not in EXPORTED | DERIVED.keys())
+    """Tables of ``metadata`` named in none of ``EXPORTED``, ``DERIVED``, ``NOT_EXPORTED``."""
+    known = EXPORTED.keys() | DERIVED.keys() | NOT_EXPORTED.keys()
+    return sorted(name for name in metadata.tables if name not in known)
 
 
 def check_classified(metadata: MetaData) -> None:
@@ -82,8 +98,8 @@ def check_classified(metadata: MetaData) -> None:
     missing = unclassified(metadata)
     if missing:
         raise UnclassifiedTableError(
-            f"table(s) {', '.join(missing)} neither exported nor derived: classify them in"
-            " scorekeeper/services/data_tables.py (and rebuild derived ones on import)"
+            f"table(s) {', '.join(missing)} neither exported, derived nor left out: classify"
+            " them in scorekeeper/services/data_tables.py (and rebuild derived ones on import)"
         )
 
 

@@ -92,16 +92,23 @@ def stored_entry(rules: RuleSet, data: dict[str, Any]) -> SideEntry:
     return entry
 
 
-def home_matches(recent: int, playing: int = 20) -> tuple[list[MatchRow], list[MatchRow]]:
+def home_matches(
+    recent: int, playing: int = 20, only: list[str] | None = None
+) -> tuple[list[MatchRow], list[MatchRow]]:
     """Matches in progress (newest activity first) and the most recent finished ones.
 
-    Both lists are bounded, so abandoned matches never make the home page grow.
+    ``only``: the public ids one browser knows (the home page passes its own, so a device
+    never lists someone else's matches); None lists every match. Both lists are bounded,
+    so abandoned matches never make the home page grow.
     """
+    ids = [i for i in only if is_public_id(i)] if only is not None else None
 
     def query(finished: bool) -> Any:
+        chosen = select(MatchRow)
+        if ids is not None:
+            chosen = chosen.where(MatchRow.public_id.in_(ids))
         return (
-            select(MatchRow)
-            .where(MatchRow.finished.is_(finished))
+            chosen.where(MatchRow.finished.is_(finished))
             .options(selectinload(MatchRow.sides).selectinload(MatchSide.players))
             .order_by(MatchRow.updated_at.desc())
         )

@@ -146,11 +146,14 @@ def _check_name(rules: RuleSet, owner: Any | None, keep: SavedRuleSet | None = N
             raise RuleSetError([Problem("name", f"There is already a rule set called {row.name}.")])
 
 
-def create(data: Any, owner: Any | None = None) -> SavedRuleSet:
-    """Validate and save a new rule set; raise RuleSetError and save nothing if it is invalid."""
+def create(data: Any, owner: Any | None = None, account_id: int | None = None) -> SavedRuleSet:
+    """Validate and save a new rule set; raise RuleSetError and save nothing if it is invalid.
+
+    ``account_id`` is the account that may edit and delete it (``web/authz.py``).
+    """
     rules = prepare(data)
     _check_name(rules, owner)
-    row = SavedRuleSet(name=rules.name, rules=rules.to_dict())
+    row = SavedRuleSet(name=rules.name, rules=rules.to_dict(), account_id=account_id)
     if owner is not None:
         row.club_id = owner.id
     db.session.add(row)
@@ -218,8 +221,10 @@ def parse_json(text: str | bytes) -> Any:
     return data
 
 
-def import_rules(data: Any, name: str | None = None, owner: Any | None = None) -> SavedRuleSet:
+def import_rules(
+    data: Any, name: str | None = None, owner: Any | None = None, account_id: int | None = None
+) -> SavedRuleSet:
     """Save an imported rule-set dict, optionally under another name."""
     if name and isinstance(data, dict):
         data = {**data, "name": name}
-    return create(data, owner)
+    return create(data, owner, account_id)

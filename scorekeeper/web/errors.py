@@ -31,9 +31,16 @@ def register(app: Flask) -> None:
             body = {"errors": [{"field": "", "message": error.description}]}
             return jsonify(body), code, headers
         messages = {
+            401: _("Log in first: this belongs to a club or to someone's account."),
+            403: _(
+                "Your account may not do this. Ask the club's owner for the right role,"
+                " or copy what you want to change and make it your own."
+            ),
             404: _("There is nothing here. The link may be mistyped or the match removed."),
             405: _("That action is not available here."),
             413: _("That is far more than a score sheet needs."),
+            429: _("Too many tries from here. Wait a few minutes, then try again."),
         }
         message = messages.get(code, error.description)
-        return render_template("error.html", code=code, message=message), code, headers
+        page = render_template("error.html", code=code, message=message)
+        return page, code, headers

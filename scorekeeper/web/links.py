@@ -36,6 +36,14 @@ def public_url(endpoint: str, **values: Any) -> str | None:
     return None
 
 
+def private_link(endpoint: str, **values: Any) -> str:
+    """An absolute link shown only to the person who asked for it (an invitation or a
+    password reset link, in a page that is not cached): ``PUBLIC_BASE_URL`` when set, else
+    the host this very browser used, since a link a visitor cannot open is useless and
+    the request came from the browser that will show it."""
+    return public_url(endpoint, **values) or url_for(endpoint, _external=True, **values)
+
+
 def host_trusted() -> bool:
     """Whether the request's ``Host`` may be used in a link (see the module)."""
     if current_app.config.get("TRUSTED_HOSTS"):

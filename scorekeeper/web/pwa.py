@@ -38,6 +38,7 @@ from flask import Blueprint, Flask, Response, current_app, render_template, requ
 from flask_babel import gettext as _
 
 from ..engine.presets import PRESETS
+from . import authz
 from .assets import static_bytes
 from .meld.page import RANK_LABELS
 
@@ -53,6 +54,7 @@ SHELL_PAGES = ("pwa.offline", "home.index", "meld.check", "rules.index")
 
 
 @bp.get("/manifest.webmanifest")
+@authz.anyone  # reads nothing of anyone\'s: the app shell
 def manifest() -> Response:
     """The web app manifest: name, icons, colours, standalone display, start URL."""
     icon = "icons/{}".format
@@ -95,6 +97,7 @@ def _icon(filename: str, sizes: str, kind: str, purpose: str) -> dict[str, str]:
 
 
 @bp.get("/sw.js")
+@authz.anyone  # reads nothing of anyone\'s: the app shell
 def service_worker() -> Response:
     """The service worker, with the URLs it keeps for offline use put in front of it."""
     folder = Path(current_app.static_folder or "static")
@@ -122,12 +125,14 @@ def shell_config() -> dict[str, Any]:
 
 
 @bp.get("/favicon.ico")
+@authz.anyone  # reads nothing of anyone\'s: the app shell
 def favicon() -> Response:
     """The icon browsers ask for on their own (pages name the SVG one)."""
     return current_app.send_static_file("icons/favicon.ico")
 
 
 @bp.get("/offline")
+@authz.anyone  # reads nothing of anyone\'s: the app shell
 def offline() -> Response:
     """Shown by the service worker for a page that was never opened on this phone."""
     return Response(render_template("pwa/offline.html"))

@@ -52,8 +52,10 @@
 
   function networkFirst(request) {
     return fetch(request).then(function (response) {
-      // Keep a successful page (a redirect's final page is kept under its own URL).
-      if (response.ok && response.type === "basic" && !response.redirected) {
+      // Keep a successful page (a redirect's final page is kept under its own URL), but
+      // never one the server says not to store (members, one-time links).
+      var store = !/no-store/.test(response.headers.get("Cache-Control") || "");
+      if (store && response.ok && response.type === "basic" && !response.redirected) {
         var copy = response.clone();
         caches.open(PAGES).then(function (cache) { cache.put(request.url, copy); });
       }

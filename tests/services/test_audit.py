@@ -14,11 +14,10 @@ from sqlalchemy.orm import Session
 from scorekeeper.engine import PRESETS, EntryError, MatchError, Side
 from scorekeeper.extensions import db
 from scorekeeper.models import AuditEvent, SideResult, utcnow
-from scorekeeper.services import audit, clubs, matches, standings
+from scorekeeper.services import accounts, audit, clubs, matches, standings
 from scorekeeper.services.restore import NoSuchRemoval, restore_deal
 
 ANN = audit.Actor("Ann's phone")
-BOB = audit.Actor("phone 3f2a", account_id=7)
 OUT = {"clean": 2, "dirty": 2, "wild": 1}
 STANDARD = [
     {"went_out": True, "books": OUT, "red_threes": 1, "melded_points": 690},
@@ -32,6 +31,12 @@ LOW = [{"melded_points": 50}, {"melded_points": 30}]
 def ctx(app: Flask) -> Iterator[None]:
     with app.app_context():
         yield
+
+
+def _bob() -> audit.Actor:
+    """A logged-in account's actor: its username and id."""
+    account = accounts.sign_up("Bob", "correct horse battery")
+    return audit.Actor(account.username, account_id=account.id)
 
 
 def _start(club: Any = None) -> matches.LoadedMatch:
@@ -74,12 +79,13 @@ def _event_count() -> int:
 def test_recording_a_deal_keeps_one_event_with_the_entry_as_stored_and_who() -> None:
     loaded = _start()
     before = utcnow()
-    loaded, _ = matches.record_deal(loaded, STANDARD, "key-1", 1, actor=BOB)
+    bob = _bob()
+    loaded, _ = matches.record_deal(loaded, STANDARD, "key-1", 1, actor=bob)
     [event] = _events(loaded)
     assert (event.kind, event.deal_number, event.before) == ("recorded", 1, None)
     assert event.after == _stored(loaded, 1)
     assert [s["total"] for s in event.after["sides"]] == [3990, 510]
-    assert (event.actor, event.account_id) == ("phone 3f2a", 7)
+    assert (event.actor, event.account_id) == ("Bob", bob.account_id)
     at = event.at if event.at.tzinfo else event.at.replace(tzinfo=UTC)
     assert before - timedelta(seconds=1) <= at <= utcnow()
 
@@ -124,7 +130,7 @@ def test_removing_keeps_the_removed_deal_and_reopening_keeps_one_match_event() -
     last = _stored(loaded, 4)
     matches.reopen(loaded, actor=ANN)
     matches.reopen(_reload(loaded), actor=ANN)  # a second tap reopens nothing
-    matches.remove_last_deal(_reload(loaded), 4, actor=BOB)
+    matches.remove_last_deal(_reload(loaded), 4, actor=_bob())
     events = _events(loaded)
     assert [(e.kind, e.deal_number) for e in events[-2:]] == [("reopened", None), ("removed", 4)]
     assert len(events) == 6

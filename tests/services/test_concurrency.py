@@ -21,6 +21,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select
+from support import give_role, log_in
 
 from scorekeeper.extensions import db
 from scorekeeper.models import (
@@ -48,7 +49,20 @@ def club_id(app: Flask) -> int:
         # Some history, so standing lines and ratings span more than the raced match.
         play(club, TEAMS, [[300, 200], [150, 400], [250, 250], [500, 100]], date(2024, 3, 1))
         play(club, [("Ann", "Cid"), ("Bob", "Dee")], [[90, 80]] * 4, date(2024, 3, 8))
-        return int(club.id)
+        club_id, public_id = int(club.id), str(club.public_id)
+    give_role(app, public_id, "keeper", "owner")  # the phones: an owner may do it all
+    return club_id
+
+
+def _client(app: Flask, index: int = 0) -> FlaskClient:
+    """Phone ``index``, logged in as the club's owner (its own session and cookies), made
+    once per app and reused round after round (log-ins are rate limited)."""
+    phones: list[FlaskClient] = app.extensions.setdefault("test_phones", [])
+    while len(phones) <= index:
+        client = app.test_client()
+        log_in(client, "keeper")
+        phones.append(client)
+    return phones[index]
 
 
 def _new_match(app: Flask, club_id: int, deals: int, teams: Any = TEAMS) -> str:
@@ -86,15 +100,15 @@ def _race(app: Flask, *steps: Step) -> None:
     barrier = threading.Barrier(len(steps))
     failures: list[BaseException] = []
 
-    def run(step: Step) -> None:
-        client = app.test_client()
+    def run(step: Step, client: FlaskClient) -> None:
         try:
             step(client, barrier)
         except BaseException as error:  # reported by the main thread
             barrier.abort()
             failures.append(error)
 
-    threads = [threading.Thread(target=run, args=(s,)) for s in steps]
+    phones = [_client(app, index) for index in range(len(steps))]  # before the race
+    threads = [threading.Thread(target=run, args=pair) for pair in zip(steps, phones, strict=True)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -275,7 +289,7 @@ def test_correcting_two_deals_of_one_finished_club_match_at_once_keeps_the_stand
     rng = random.Random(2)
     bad: dict[int, list[str]] = {}
     for round_ in range(ROUNDS):
-        app.test_client().post(f"/m/{public_id}/reopen")
+        _client(app).post(f"/m/{public_id}/reopen")
         typed = {1: _points(rng), 2: _points(rng)}
         answers: dict[int, int] = {}
         _race(app, *(_correcting(public_id, n, typed[n], answers) for n in (1, 2)))

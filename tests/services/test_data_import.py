@@ -82,8 +82,11 @@ def test_a_file_without_rows_imports_as_an_empty_database(ctx: Any) -> None:
 
 
 def test_unknown_and_derived_tables_and_columns_are_refused(exported: dict[str, Any]) -> None:
-    unknown = {**exported, "tables": {**exported["tables"], "accounts": []}}
-    assert "unknown table 'accounts'" in refusal(unknown)
+    unknown = {**exported, "tables": {**exported["tables"], "trophies": []}}
+    assert "unknown table 'trophies'" in refusal(unknown)
+    for secret in ("account_sessions", "password_resets", "invitations"):
+        kept_out = {**exported, "tables": {**exported["tables"], secret: []}}
+        assert f"table {secret} is never imported" in refusal(kept_out)
     derived = {**exported, "tables": {**exported["tables"], "side_results": []}}
     assert "side_results is rebuilt on import" in refusal(derived)
     assert "unknown column 'colour'" in refusal(changed(exported, "clubs", 0, colour="red"))

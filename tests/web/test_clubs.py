@@ -7,6 +7,7 @@ import io
 from datetime import date
 
 import pytest
+from support import give_role, log_in
 
 from scorekeeper.extensions import db
 from scorekeeper.models import Club, Match, Player
@@ -17,13 +18,28 @@ HX = {"HX-Request": "true"}
 
 
 @pytest.fixture
+def client(app):
+    """These tests run as the owner of the clubs they make (see ``own``)."""
+    signed_in = app.test_client()
+    log_in(signed_in, "owner")
+    return signed_in
+
+
+def own(app, public_id):
+    """The test client's account owns the club."""
+    give_role(app, public_id, "owner", "owner")
+    return public_id
+
+
+@pytest.fixture
 def club(app):
     with app.app_context():
         made = clubs.create_club("Tuesday", min_games=2)
         play(made, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300))
         play(made, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(600, 300))
         play(made, [("Ann", "Eve"), ("Bob", "Dee")], four_deals(100, 900))
-        return made.public_id
+        public_id = made.public_id
+    return own(app, public_id)
 
 
 def read_csv(response):
@@ -120,6 +136,7 @@ def test_text_cells_cannot_run_as_formulas_and_negative_numbers_stay_numbers(cli
         extra = {1: {"red_threes_left": 1}}
         play(made, [("=HYPERLINK(1)",), ("-Bob",)], [[50, 0], [0, 0], [0, 0], [0, 0]], extra=extra)
         made_id = made.public_id
+    own(app, made_id)
     history = read_csv(client.get(f"/c/{made_id}/matches.csv"))
     header = history[0]
     bob = dict(zip(header, history[2], strict=True))
@@ -259,6 +276,7 @@ def test_club_night_shows_todays_tables_with_live_totals(client, app):
         play(made, [("Ann",), ("Bob",)], [[150, 50]], day=date.today())
         play(made, [("Cid",), ("Dee",)], four_deals(5, 5), day=date(2020, 1, 1))
         made_id = made.public_id
+    own(app, made_id)
     body = client.get(f"/c/{made_id}/tonight", headers=HX).get_data(as_text=True)
     assert 'hx-trigger="every 20s"' in body
     assert ">150<" in body and "Ann" in body and "Cid" not in body

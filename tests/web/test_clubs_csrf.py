@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
-from support import csrf_token_of
+from support import csrf_token_of, log_in
 
 
 @pytest.fixture
@@ -22,6 +22,7 @@ def test_starting_a_club_without_the_token_is_refused(client: FlaskClient) -> No
 def test_a_club_match_form_carries_one_token_that_also_covers_its_date(
     client: FlaskClient,
 ) -> None:
+    log_in(client)  # starting a club needs an account (CSRF on: the form's token too)
     page = client.get("/clubs").get_data(as_text=True)
     made = client.post(
         "/clubs",

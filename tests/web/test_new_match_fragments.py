@@ -7,6 +7,7 @@ import re
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from support import give_role, log_in
 
 from scorekeeper.services import clubs
 
@@ -23,7 +24,9 @@ def _new_match_url(app: Flask, where: str) -> str:
     if where == "casual":
         return "/matches/new"
     with app.app_context():
-        return f"/c/{clubs.create_club('Tuesday').public_id}/matches/new"
+        public_id = clubs.create_club("Tuesday").public_id
+    give_role(app, public_id, "owner", "scorer")  # who starts club matches
+    return f"/c/{public_id}/matches/new"
 
 
 @pytest.mark.parametrize("where", ["casual", "club"])
@@ -31,6 +34,8 @@ def test_choosing_other_rules_offers_only_their_layouts(
     app: Flask, client: FlaskClient, where: str
 ) -> None:
     url = _new_match_url(app, where)
+    if where == "club":
+        log_in(client, "owner")
     response = client.get(f"{url}?rules=whitnack&layout=1%2B1%2B1", headers=HX)
     html = response.get_data(as_text=True)
     assert response.status_code == 200

@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from support import PASSWORD, log_in
 
 from scorekeeper.engine import PRESETS
 from scorekeeper.extensions import db
 from scorekeeper.models import Match, Player, SavedRuleSet
-from scorekeeper.services import demo, rule_sets
+from scorekeeper.services import accounts, demo, memberships, rule_sets
 
 NASTY = [
     "",
@@ -44,6 +45,8 @@ FIELDS = [
     "card_values-A", "minimum_meld-0", "q", "as", "season", "view", "sort", "deal", "m",
     "match", "total", "pile", "op", "played_on", "start", "end", "min_games", "json",
     "default_rules", "decks_mode", "meld_by", "from", "csrf_token", "top", "size",
+    "username", "password", "remember", "next", "current", "new", "role", "uses", "player",
+    "remove", "confirm_name", "visibility", "event",
 ]  # fmt: skip
 
 
@@ -54,9 +57,21 @@ def ids(app: Flask) -> dict[str, str]:
         club = demo.seed("Fuzz club", weeks=1)
         match = db.session.scalars(db.select(Match).where(Match.club_id == club.id)).first()
         player = db.session.scalars(db.select(Player).where(Player.club_id == club.id)).first()
-        saved: SavedRuleSet = rule_sets.create(PRESETS["classic"].to_dict() | {"name": "Ours"})
+        owner = accounts.sign_up("fuzz", PASSWORD)
+        reader = accounts.sign_up("reader", PASSWORD)
+        memberships.add_member(club, owner, "owner")
+        memberships.add_member(club, reader, "member")
+        invitation, token = memberships.invite(club, owner, "member", 50)
+        reset = accounts.make_reset_link(reader, owner)
+        saved: SavedRuleSet = rule_sets.create(
+            PRESETS["classic"].to_dict() | {"name": "Ours"}, account_id=owner.id
+        )
         assert match is not None and player is not None
         return {
+            "account_id": reader.public_id,
+            "invitation_id": invitation.public_id,
+            "token": token,
+            "reset_token": reset,
             "club_id": club.public_id,
             "player_id": player.public_id,
             "public_id": match.public_id,
@@ -73,7 +88,10 @@ def _urls(app: Flask, ids: dict[str, str]) -> list[tuple[str, str]]:
         if rule.endpoint == "static":
             continue
         path = rule.rule.replace("<int:number>", ids["number"])
-        for name in ("club_id", "player_id", "public_id", "rule_set_id", "preset_id"):
+        token = ids["reset_token" if rule.endpoint == "auth.reset" else "token"]
+        path = path.replace("<token>", token)
+        for name in ("club_id", "player_id", "public_id", "rule_set_id", "preset_id",
+                     "account_id", "invitation_id"):  # fmt: skip
             value = (
                 ids["saved_id"]
                 if rule.endpoint.startswith("rules.") and name == "public_id"
@@ -91,13 +109,19 @@ def _junk(rng: random.Random) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.parametrize("who", [None, "fuzz"])
 def test_no_route_answers_hostile_input_with_a_server_error(
-    app: Flask, client: FlaskClient, ids: dict[str, str]
+    app: Flask, client: FlaskClient, ids: dict[str, str], who: str | None
 ) -> None:
+    """As a visitor, and as the club's owner (so the guarded views run their code too)."""
     rng = random.Random(20261129)
     failures = []
     statuses: dict[int, int] = {}
+    if who:
+        log_in(client, who)
     for method, path in _urls(app, ids):
+        if who and path.startswith(("/logout", "/login", "/signup", "/reset/")):
+            continue  # stay logged in as the owner (the visitor's run covers these)
         for _ in range(6):
             data = _junk(rng)
             if method == "GET":
@@ -108,5 +132,7 @@ def test_no_route_answers_hostile_input_with_a_server_error(
             if response.status_code >= 500:
                 failures.append((method, path, data, response.status_code))
     assert failures == []
+    if who:  # still the owner: the guarded views ran their own code, not only refusals
+        assert f">{who}</a>" in client.get("/account").get_data(as_text=True)
     # the hostile input reached real pages, not only 404s
     assert statuses.get(200, 0) > 40 and statuses.get(404, 0) < sum(statuses.values()) / 2

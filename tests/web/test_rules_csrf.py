@@ -10,12 +10,18 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
-from support import csrf_token_of
+from support import csrf_token_of, signed_in_client
 from test_rules_support import HX, form_fields, preset_dict
 
 from scorekeeper.extensions import db
 from scorekeeper.models import SavedRuleSet
 from scorekeeper.services import rule_sets
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    """House rules are saved by an account: these tests run logged in (as "owner")."""
+    return signed_in_client(app)
 
 
 @pytest.fixture

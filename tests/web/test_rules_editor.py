@@ -8,11 +8,18 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
+from support import signed_in_client
 from test_rules_support import HX, changed, error_beside, form_fields, group_error
 
 from scorekeeper.engine import PRESETS
 from scorekeeper.extensions import db
 from scorekeeper.models import SavedRuleSet
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    """House rules are saved by an account: these tests run logged in (as "owner")."""
+    return signed_in_client(app)
 
 
 def saved(app: Flask) -> list[dict[str, Any]]:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select
+from support import account_id, signed_in_client
 from test_rules_support import changed, form_fields, preset_dict
 
 from scorekeeper.extensions import db
@@ -22,9 +24,17 @@ NAMES = {
 }
 
 
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    """House rules are saved by an account: these tests run logged in (as "owner")."""
+    return signed_in_client(app)
+
+
 def save(app: Flask, name: str = "Friday night", **changes: Any) -> str:
+    owner = account_id(app)  # the logged-in test client's account
     with app.app_context():
-        return rule_sets.create({**preset_dict("classic"), "name": name, **changes}).public_id
+        data = {**preset_dict("classic"), "name": name, **changes}
+        return rule_sets.create(data, account_id=owner).public_id
 
 
 def start(client: FlaskClient, origin: str) -> str:

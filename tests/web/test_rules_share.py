@@ -13,6 +13,7 @@ import segno
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
+from support import account_id, signed_in_client
 from test_rules_support import error_beside, preset_dict
 
 from scorekeeper.engine import PRESETS
@@ -21,13 +22,20 @@ from scorekeeper.models import SavedRuleSet
 from scorekeeper.services import rule_sets
 
 
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    """House rules are saved by an account: these tests run logged in (as "owner")."""
+    return signed_in_client(app)
+
+
 def _plain(row: SavedRuleSet) -> SimpleNamespace:
     return SimpleNamespace(public_id=row.public_id, name=row.name, rules=dict(row.rules))
 
 
 def save(app: Flask, **changes: Any) -> SimpleNamespace:
+    owner = account_id(app)  # the logged-in test client's account
     with app.app_context():
-        return _plain(rule_sets.create({**preset_dict("classic"), **changes}))
+        return _plain(rule_sets.create({**preset_dict("classic"), **changes}, account_id=owner))
 
 
 def rows(app: Flask) -> list[SimpleNamespace]:

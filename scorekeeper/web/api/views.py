@@ -12,6 +12,7 @@ from flask_babel import gettext as _
 
 from ...engine import EngineError, check_meld_request, score_request
 from ...services.matches import load_match
+from .. import authz
 from . import catalog
 from .body import BodyError, json_body, unprocessable
 from .match_json import match_as_dict
@@ -23,6 +24,7 @@ Answer = Response | tuple[Response, int]
 
 
 @bp.post("/score")
+@authz.anyone  # computes, saves nothing
 def score() -> Answer:
     """Score one deal without saving anything."""
     try:
@@ -35,6 +37,7 @@ def score() -> Answer:
 
 
 @bp.post("/meld")
+@authz.anyone  # computes, saves nothing
 def meld() -> Answer:
     """Check whether a side's intended first meld is enough, without saving anything."""
     try:
@@ -47,12 +50,14 @@ def meld() -> Answer:
 
 
 @bp.get("/rules")
+@authz.anyone
 def rule_sets() -> Response:
     """The rule sets a request may name: a summary of each and the URL of its object."""
     return jsonify({"rule_sets": [catalog.summary(r) for r in catalog.available_rule_sets()]})
 
 
 @bp.get("/rules/<rule_set_id>")
+@authz.anyone
 def rule_set(rule_set_id: str) -> Response:
     """One rule set as the whole rule-set object (RULES.md section 4)."""
     found = catalog.find_rule_set(rule_set_id)
@@ -62,6 +67,7 @@ def rule_set(rule_set_id: str) -> Response:
 
 
 @bp.get("/matches/<public_id>")
+@authz.match("read")
 def match(public_id: str) -> Response:
     """A stored match: sides, frozen rules, deals with breakdowns, totals and progress."""
     loaded = load_match(public_id)
@@ -71,6 +77,7 @@ def match(public_id: str) -> Response:
 
 
 @bp.get("/openapi.json")
+@authz.anyone
 def openapi() -> Response:
     """The OpenAPI 3.1 description of this API."""
     return jsonify(openapi_document())

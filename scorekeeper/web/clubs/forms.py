@@ -7,7 +7,7 @@ from typing import Any
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import DateField, IntegerField, SelectField, StringField
+from wtforms import DateField, IntegerField, SelectChoice, SelectField, StringField
 from wtforms.validators import InputRequired, Length
 
 from ..matches.fields import WholeRange, no_control_characters
@@ -30,6 +30,14 @@ class ClubForm(FlaskForm):
         ],
         default=3,
         render_kw={"inputmode": "numeric"},
+    )
+    visibility = SelectField(
+        _l("Who can see the standings, player pages and club night"),
+        choices=[
+            SelectChoice("members", _l("Only the club's members (they log in)")),
+            SelectChoice("public", _l("Anyone with the link, without logging in (read-only)")),
+        ],
+        default="members",
     )
 
 

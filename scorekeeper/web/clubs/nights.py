@@ -11,6 +11,8 @@ from flask_wtf import FlaskForm
 from ...engine import PRESETS, EngineError, RuleSet, Side
 from ...models import Club
 from ...services import clubs
+from .. import authz
+from ..actor import remember_match
 from ..matches import forms as match_forms
 from ..rendering import invalid_status, render
 from . import forms
@@ -31,6 +33,7 @@ def _rules(club: Club, rules_id: str | None) -> RuleSet:
 
 
 @bp.get("/c/<club_id>/matches/new")
+@authz.club("scorer")
 def new_match(club_id: str) -> Response:
     """Choose rules and seating, then pick club players (or type a new one) per seat."""
     club = club_or_404(club_id)
@@ -64,6 +67,7 @@ def _page(
 
 
 @bp.post("/c/<club_id>/matches")
+@authz.club("scorer")
 def create_match(club_id: str) -> Response:
     """Start the club match; names not yet in the club are added as players."""
     club = club_or_404(club_id)
@@ -98,6 +102,7 @@ def create_match(club_id: str) -> Response:
                 field = _field(form, problem.field)
                 field.errors = [*field.errors, problem.message]
         else:
+            remember_match(loaded.public_id)  # the scorer resumes it from this phone's home
             return redirect(url_for("matches.show", public_id=loaded.public_id), 303)
     return _page(club, start, form, when, rules, layout, invalid_status())
 
@@ -114,6 +119,7 @@ def _field(form: Any, path: str) -> Any:
 
 
 @bp.get("/c/<club_id>/tonight")
+@authz.club("read")
 def tonight(club_id: str) -> Response:
     """Club night: today's matches at every table, with live totals."""
     club = club_or_404(club_id)

@@ -6,12 +6,14 @@ from flask import Response, abort, redirect, request, url_for
 
 from ...services import clubs
 from ...services import players as profiles
+from .. import authz
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
 from .views import bp, club_or_404, season_of_request
 
 
 @bp.get("/c/<club_id>/players")
+@authz.club("read")
 def players(club_id: str) -> Response:
     """The club's players, filtered by ``?q=``; htmx gets the matching options only."""
     club = club_or_404(club_id)
@@ -30,6 +32,7 @@ def players(club_id: str) -> Response:
 
 
 @bp.post("/c/<club_id>/players")
+@authz.club("scorer")
 def add_player(club_id: str) -> Response:
     """Add a player to the club."""
     club = club_or_404(club_id)
@@ -54,6 +57,7 @@ def add_player(club_id: str) -> Response:
 
 
 @bp.get("/c/<club_id>/p/<player_id>")
+@authz.club("read")
 def player(club_id: str, player_id: str) -> Response:
     """A player's record, averages, best game, rating and score over time, rivals."""
     club = club_or_404(club_id)

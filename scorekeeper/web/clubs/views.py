@@ -6,10 +6,12 @@ club night) in ``nights.py``; both add their routes to this blueprint.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, redirect, request, url_for
+from flask import Blueprint, Response, abort, g, redirect, request, url_for
+from flask_login import current_user
 
 from ...models import Club, Season
-from ...services import clubs, exports, standings
+from ...services import clubs, exports, memberships, standings
+from .. import authz
 from ..rendering import invalid_status, render
 from . import forms
 
@@ -19,7 +21,10 @@ bp.add_app_template_filter(standings.one_decimal, "one_decimal")
 
 
 def club_or_404(public_id: str) -> Club:
-    """The club of the URL, or 404."""
+    """The club of the URL (as the authorization check found it), or 404."""
+    found = g.get("club")
+    if found is not None and found.public_id == public_id:
+        return found  # type: ignore[no-any-return]
     club = clubs.get_club(public_id)
     if club is None:
         abort(404)
@@ -32,28 +37,35 @@ def season_of_request(club: Club) -> Season | None:
 
 
 @bp.get("/clubs")
+@authz.anyone
 def index() -> Response:
     """Every club, and a form to start one."""
     return _index_page(forms.ClubForm())
 
 
 def _index_page(form: forms.ClubForm, status: int = 200) -> Response:
+    mine, public = memberships.visible_clubs(authz.account())
     return render(
-        "clubs/index.html", "clubs/index.html", status, clubs=clubs.all_clubs(), form=form
+        "clubs/index.html", "clubs/index.html", status, mine=mine, public=public, form=form
     )
 
 
 @bp.post("/clubs")
+@authz.signed_in
 def create() -> Response:
     """Start a club."""
     form = forms.ClubForm()
     if form.validate():
-        club = clubs.create_club(form.name.data, form.default_rules.data, form.min_games.data)
+        club = clubs.create_club(
+            form.name.data, form.default_rules.data, form.min_games.data, form.visibility.data
+        )
+        memberships.add_member(club, current_user, "owner")  # who starts a club owns it
         return redirect(url_for(".show", club_id=club.public_id), 303)
     return _index_page(form, invalid_status())
 
 
 @bp.get("/c/<club_id>")
+@authz.club("read")
 def show(club_id: str) -> Response:
     """The club's standings (a season or all-time; players or partnerships; sortable)."""
     club = club_or_404(club_id)
@@ -79,6 +91,7 @@ def show(club_id: str) -> Response:
 
 
 @bp.get("/c/<club_id>/standings.csv")
+@authz.club("read")
 def standings_csv(club_id: str) -> Response:
     """The standings as a spreadsheet file."""
     club = club_or_404(club_id)
@@ -91,6 +104,7 @@ def standings_csv(club_id: str) -> Response:
 
 
 @bp.get("/c/<club_id>/matches.csv")
+@authz.club("read")
 def matches_csv(club_id: str) -> Response:
     """Every deal of the club's matches: a row per side per deal, entries and scores."""
     club = club_or_404(club_id)
@@ -100,6 +114,7 @@ def matches_csv(club_id: str) -> Response:
 
 
 @bp.get("/c/<club_id>/settings")
+@authz.club("owner")
 def settings(club_id: str) -> Response:
     """The club's name, rules, ranking minimum and seasons."""
     club = club_or_404(club_id)
@@ -121,17 +136,20 @@ def _settings_page(
 
 
 @bp.post("/c/<club_id>/settings")
+@authz.club("owner")
 def save_settings(club_id: str) -> Response:
     """Save the club's settings."""
     club = club_or_404(club_id)
     form = forms.ClubForm()
     if form.validate():
         clubs.update_settings(club, form.name.data, form.default_rules.data, form.min_games.data)
+        clubs.update_visibility(club, form.visibility.data)
         return redirect(url_for(".show", club_id=club.public_id), 303)
     return _settings_page(club, form, forms.SeasonForm(formdata=None), invalid_status())
 
 
 @bp.post("/c/<club_id>/seasons")
+@authz.club("owner")
 def add_season(club_id: str) -> Response:
     """Add a season; matches already played in its dates join it."""
     club = club_or_404(club_id)
@@ -150,4 +168,4 @@ def add_season(club_id: str) -> Response:
     )
 
 
-from . import nights, players  # noqa: E402,F401  (they add routes to bp)
+from . import members, nights, players  # noqa: E402,F401  (they add routes to bp)

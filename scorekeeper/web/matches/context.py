@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from flask import g
+
 from ...engine import EngineError, Match, going_out_checklist, score_deal
 from ...engine.cards import describe_key
 from ...services.charts import running_totals_chart
@@ -64,7 +66,8 @@ def match_context(
         "deal": deal,
         "dealer": game.dealer(deal) if deal else None,
         "minimums": _minimums(game, editing),
-        "can_edit": not game.finished or row.reopened,
+        # match_writable: False for a club match read by someone who is not its scorer
+        "can_edit": (not game.finished or row.reopened) and g.get("match_writable", True),
         "form": form,
         "general_errors": general_errors or [],
         "preview": preview,
@@ -75,7 +78,9 @@ def match_context(
         "requires": dict(game.rules.going_out_requires),
         "chart": running_totals_chart(game),
         "history": history_view(loaded),
-        "device": current_device(),
+        # this browser's identity (its cookie is made here) only where it may change the
+        # match: a visitor who only reads a club's match gets no cookie
+        "device": current_device() if g.get("match_writable", True) else None,
         **trail,
     }
 

@@ -20,6 +20,7 @@ from wtforms.validators import DataRequired, Length
 from ...engine import EngineError
 from ...services import matches as service
 from ...services import restore as restoring
+from .. import authz
 from ..actor import NAME_LENGTH, current_actor, name_device
 from ..rendering import invalid_status, render, wants_fragment
 from .context import match_context
@@ -56,6 +57,7 @@ def _loaded(public_id: str) -> service.LoadedMatch:
 
 
 @bp.post("/m/<public_id>/deals/<int:number>/restore")
+@authz.match("write")
 def restore(public_id: str, number: int) -> Response:
     """Bring a removed deal back (only as the next deal, with nothing entered in its place)."""
     loaded = _loaded(public_id)
@@ -80,6 +82,7 @@ def restore(public_id: str, number: int) -> Response:
 
 
 @bp.post("/m/<public_id>/device")
+@authz.match("write")  # offered where this phone may change the match
 def name_this_phone(public_id: str) -> Response:
     """Remember this device's name (in its cookie) for the history; back to the match."""
     loaded = _loaded(public_id)

@@ -13,8 +13,8 @@ from ...database import reading_only
 from ...engine import EngineError, RuleSet, Side
 from ...services import matches as service
 from ...services import rule_sets
-from .. import storage
-from ..actor import current_actor
+from .. import authz, storage
+from ..actor import current_actor, remember_match
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
 from .context import match_context, preview_context
@@ -41,6 +41,7 @@ def _choice(origin: str | None) -> rule_sets.RuleChoice:
 
 
 @bp.get("/matches/new")
+@authz.anyone
 def new() -> Response | str:
     """Choose the rules and the seating, then type the names (one page, two steps)."""
     start = forms.StartForm(request.args)
@@ -70,6 +71,7 @@ def _new_page(
 
 
 @bp.post("/matches")
+@authz.anyone  # casual play needs no account
 def create() -> Response:
     """Save a new match and open it."""
     chosen = rule_sets.find(request.form.get("rules"))
@@ -102,6 +104,7 @@ def create() -> Response:
                 field = _new_match_field(form, start, problem.field)
                 field.errors = [*field.errors, problem.message]
         else:
+            remember_match(loaded.public_id)  # listed on this browser's home page
             return redirect(url_for(".show", public_id=loaded.public_id), 303)
     return _new_page(start, form, rules, layout, invalid_status())
 
@@ -121,9 +124,12 @@ def _new_match_field(form: Any, start: Any, path: str) -> Any:
 
 
 @bp.get("/m/<public_id>")
+@authz.match("read")
 def show(public_id: str) -> Response:
     """The match page: totals, deals, current deal, its entry form, the rules card."""
     loaded = _loaded(public_id)
+    if loaded.row.club_id is None:
+        remember_match(public_id)  # a casual match joins this browser's home page
     return render("matches/show.html", "matches/_match.html", **match_context(loaded))
 
 
@@ -139,6 +145,7 @@ def _typed_again(message: str, public_id: str, number: int | None = None) -> Res
 
 
 @bp.post("/m/<public_id>/deals")
+@authz.match("write")
 @storage.keeps_typed(_typed_again)
 def record(public_id: str) -> Response:
     """Save the next deal (once, even if the form is sent twice)."""
@@ -172,6 +179,7 @@ def record(public_id: str) -> Response:
 
 
 @bp.post("/m/<public_id>/preview")
+@authz.match("write")
 def preview(public_id: str) -> Response:
     """Each side's deal score for the numbers typed so far; saves nothing."""
     reading_only()
@@ -191,6 +199,7 @@ def preview(public_id: str) -> Response:
 
 
 @bp.get("/m/<public_id>/deals/<int:number>/edit")
+@authz.match("write")
 def edit(public_id: str, number: int) -> Response:
     """Correct an earlier deal."""
     loaded = _deal_to_correct(public_id, number)
@@ -199,6 +208,7 @@ def edit(public_id: str, number: int) -> Response:
 
 
 @bp.post("/m/<public_id>/deals/<int:number>")
+@authz.match("write")
 @storage.keeps_typed(_typed_again)
 def correct(public_id: str, number: int) -> Response:
     """Save a corrected deal; the totals follow."""
@@ -228,6 +238,7 @@ def correct(public_id: str, number: int) -> Response:
 
 
 @bp.route("/m/<public_id>/deals/<int:number>/remove", methods=["GET", "POST"])
+@authz.match("write")
 def remove(public_id: str, number: int) -> Response:
     """Confirm, then remove the last deal."""
     loaded = _loaded(public_id, lock=request.method == "POST")
@@ -243,6 +254,7 @@ def remove(public_id: str, number: int) -> Response:
 
 
 @bp.post("/m/<public_id>/reopen")
+@authz.match("write")
 def reopen(public_id: str) -> Response:
     """Let a finished match's deals be corrected."""
     service.reopen(_loaded(public_id, lock=True), actor=current_actor())

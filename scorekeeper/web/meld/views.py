@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, redirect, request, url_for
 from werkzeug import Response
 
+from .. import authz
 from ..rendering import invalid_status, render, wants_fragment
 from .context import resolve
 from .page import RANK_LABELS
@@ -16,6 +17,7 @@ bp = Blueprint("meld", __name__)
 
 
 @bp.get("/meld")
+@authz.anyone
 def check() -> Response:
     """The checker: one GET URL holds the whole state; every tap is a GET of the next.
 

@@ -146,7 +146,10 @@ class RuleSetForm(FlaskForm):
     )
     pile_blocked_by = MultiCheckboxField(
         _l("Top cards that block the discard pile"),
-        choices=[("black3", _l("A black three")), ("wild", _l("A wild card"))],
+        choices=[
+            SelectChoice("black3", _l("A black three")),
+            SelectChoice("wild", _l("A wild card")),
+        ],
     )
     one_open_meld_per_rank = BooleanField(
         _l("One unfinished meld per rank (a book must close before another starts)")

@@ -10,6 +10,7 @@ from werkzeug import Response
 from ...engine import PRESETS, EngineError, Problem, RuleSet
 from ...models import SavedRuleSet
 from ...services import rule_sets
+from .. import authz
 from ..links import public_url
 from ..rendering import invalid_status, render
 from .forms import ImportForm, ImportSharedForm
@@ -44,6 +45,7 @@ def _preset(preset_id: str) -> RuleSet:
 
 
 @bp.get("/rules/<public_id>")
+@authz.anyone
 def show(public_id: str) -> Response:
     """A saved rule set's card, with its share link, QR code, export and edit links."""
     row = loaded(public_id)
@@ -60,6 +62,7 @@ def show(public_id: str) -> Response:
 
 
 @bp.get("/rules/presets/<preset_id>")
+@authz.anyone
 def preset(preset_id: str) -> Response:
     """A preset's card; house rules can start from it."""
     rules = _preset(preset_id)
@@ -67,6 +70,7 @@ def preset(preset_id: str) -> Response:
 
 
 @bp.get("/rules/<public_id>/print")
+@authz.anyone
 def print_view(public_id: str) -> Response:
     """The card alone, laid out for one A4 or Letter page."""
     row = loaded(public_id)
@@ -74,12 +78,14 @@ def print_view(public_id: str) -> Response:
 
 
 @bp.get("/rules/presets/<preset_id>/print")
+@authz.anyone
 def print_preset(preset_id: str) -> Response:
     """A preset's card alone, for printing."""
     return render("rules/print.html", "rules/print.html", rules=_preset(preset_id))
 
 
 @bp.get("/rules/<public_id>/export.json")
+@authz.anyone
 def export(public_id: str) -> Response:
     """Download the rule set as a JSON file (the API's rule-set object)."""
     row = loaded(public_id)
@@ -91,6 +97,7 @@ def export(public_id: str) -> Response:
 
 
 @bp.get("/r/<public_id>")
+@authz.anyone
 def shared(public_id: str) -> Response:
     """The read-only card a share link opens, with a button to import it here."""
     row = rule_sets.load_shared(public_id)
@@ -106,6 +113,7 @@ def _shared_page(row: SavedRuleSet, form: ImportSharedForm, status: int = 200) -
 
 
 @bp.post("/r/<public_id>/import")
+@authz.signed_in
 def import_shared(public_id: str) -> Response:
     """Copy a shared rule set into this installation (under the name given)."""
     row = rule_sets.load_shared(public_id)
@@ -114,7 +122,9 @@ def import_shared(public_id: str) -> Response:
     form = ImportSharedForm()
     if form.validate():
         try:
-            copy = rule_sets.import_rules(dict(row.rules), form.name.data)
+            copy = rule_sets.import_rules(
+                dict(row.rules), form.name.data, account_id=authz.account().id
+            )
         except EngineError as error:
             form.name.errors = [p.message for p in error.problems]
         else:
@@ -124,6 +134,7 @@ def import_shared(public_id: str) -> Response:
 
 
 @bp.route("/rules/import", methods=["GET", "POST"])
+@authz.signed_in
 def import_file() -> Response:
     """Import a rule set from a JSON file or pasted JSON; nothing is saved if it is invalid."""
     form = ImportForm()
@@ -140,7 +151,8 @@ def import_file() -> Response:
                 raise rule_sets.ImportProblem(
                     [Problem("file", _("Choose a file or paste a rule set."))]
                 )
-            row = rule_sets.import_rules(data, (form.name.data or "").strip() or None)
+            name = (form.name.data or "").strip() or None
+            row = rule_sets.import_rules(data, name, account_id=authz.account().id)
         except rule_sets.ImportProblem as error:
             target = form.file if raw else form.text
             target.errors = [p.message for p in error.problems]

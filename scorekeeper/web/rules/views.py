@@ -16,6 +16,7 @@ from ...database import reading_only
 from ...engine import PRESETS, EngineError, RuleSet
 from ...models import SavedRuleSet
 from ...services import rule_sets
+from .. import authz
 from ..rendering import invalid_status, render, wants_fragment
 from .card import rules_card
 from .formdata import add_blank_rows, add_row, formdata_of, set_layout_choices
@@ -35,6 +36,7 @@ def loaded(public_id: str) -> SavedRuleSet:
 
 
 @bp.get("/rules")
+@authz.anyone
 def index() -> Response:
     """The presets and the saved house rules, each with its card; start a new rule set."""
     return render(
@@ -46,6 +48,7 @@ def index() -> Response:
 
 
 @bp.get("/rules/new")
+@authz.anyone
 def new() -> Response:
     """The editor, filled from a preset or a saved rule set (``?from=<origin>``)."""
     choice = rule_sets.find(request.args.get("from") or "classic")
@@ -62,12 +65,14 @@ def new() -> Response:
 
 
 @bp.post("/rules")
+@authz.signed_in
 def create() -> Response:
     """Save a new rule set (or add a row to one of its lists and show the form again)."""
     return _save(None)
 
 
 @bp.route("/rules/<public_id>/edit", methods=["GET", "POST"])
+@authz.rule_set_owner
 def edit(public_id: str) -> Response:
     """Change a saved rule set; matches that started with it keep their copy."""
     row = loaded(public_id)
@@ -93,7 +98,7 @@ def _save(row: SavedRuleSet | None) -> Response:
         data, where = form_to_dict(form)
         try:
             if row is None:
-                row = rule_sets.create(data)
+                row = rule_sets.create(data, account_id=authz.account().id)
             else:
                 rule_sets.update(row, data, _int(form.version.data))
         except rule_sets.StaleRuleSetError as error:
@@ -151,6 +156,7 @@ def _labelled(problems: list[Any], where: dict[str, Any]) -> list[str]:
 
 
 @bp.post("/rules/preview")
+@authz.anyone  # saves nothing
 def preview() -> Response:
     """The rules card of what the editor holds; saves nothing.
 
@@ -172,6 +178,7 @@ def preview() -> Response:
 
 
 @bp.route("/rules/<public_id>/delete", methods=["GET", "POST"])
+@authz.rule_set_owner
 def delete(public_id: str) -> Response:
     """Confirm, then delete a saved rule set (matches keep their own copy)."""
     row = loaded(public_id)

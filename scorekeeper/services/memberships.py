@@ -1,0 +1,263 @@
+"""Who may do what in a club: memberships, roles, invitation links.
+
+Roles, weakest first (``models.ROLES``): a member reads the club (also when it is
+members-only); a scorer also starts, records, corrects and reopens club matches and adds
+players; an owner also changes the settings, seasons, roles and invitations, and may
+delete the club. A club always keeps at least one owner.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+from flask_babel import gettext as _
+from sqlalchemy import func, or_, select
+
+from ..engine import Problem
+from ..extensions import db
+from ..models import (
+    ROLES,
+    Account,
+    Club,
+    Invitation,
+    Membership,
+    Player,
+    is_public_id,
+    utcnow,
+)
+from .accounts import AccountError, _aware, token_hash
+
+INVITE_DAYS = 7
+MAX_INVITE_USES = 50
+
+
+def rank(role: str | None) -> int:
+    """0 for no role, then 1, 2, 3 for member, scorer, owner."""
+    return ROLES.index(role) + 1 if role in ROLES else 0
+
+
+def membership(account: Account | None, club: Club) -> Membership | None:
+    """The account's membership of the club, or None (always None when logged out)."""
+    if account is None or not getattr(account, "is_authenticated", False):
+        return None
+    return db.session.scalar(
+        select(Membership).where(Membership.account_id == account.id, Membership.club_id == club.id)
+    )
+
+
+def role_of(account: Account | None, club: Club) -> str | None:
+    """The account's role in the club, or None."""
+    found = membership(account, club)
+    return found.role if found else None
+
+
+def can_read(account: Account | None, club: Club) -> bool:
+    """Public clubs are read by anyone; members-only clubs by their members."""
+    return club.visibility == "public" or role_of(account, club) is not None
+
+
+def has_role(account: Account | None, club: Club, role: str) -> bool:
+    """Whether the account's role in the club is ``role`` or stronger."""
+    return rank(role_of(account, club)) >= rank(role)
+
+
+def visible_clubs(account: Account | None) -> tuple[list[Club], list[Club]]:
+    """The account's clubs, and the public clubs it is not in; each by name."""
+    mine: list[Club] = []
+    if account is not None and getattr(account, "is_authenticated", False):
+        mine = list(
+            db.session.scalars(
+                select(Club)
+                .join(Membership, Membership.club_id == Club.id)
+                .where(Membership.account_id == account.id)
+                .order_by(func.lower(Club.name))
+            )
+        )
+    ids = [c.id for c in mine]
+    public = select(Club).where(Club.visibility == "public")
+    if ids:
+        public = public.where(Club.id.not_in(ids))
+    return mine, list(db.session.scalars(public.order_by(func.lower(Club.name))))
+
+
+def add_member(club: Club, account: Account, role: str) -> Membership:
+    """Give the account this role in the club (a member already keeps the stronger role)."""
+    found = membership(account, club)
+    if found is None:
+        found = Membership(account_id=account.id, club_id=club.id, role=role)
+        db.session.add(found)
+    elif rank(role) > rank(found.role):
+        found.role = role
+    db.session.commit()
+    return found
+
+
+def members(club: Club) -> list[Membership]:
+    """The club's memberships, owners first, then by username."""
+    rows = db.session.scalars(
+        select(Membership)
+        .join(Account, Account.id == Membership.account_id)
+        .where(Membership.club_id == club.id)
+        .order_by(Account.username_key)
+    )
+    return sorted(rows, key=lambda m: -rank(m.role))
+
+
+def get_member(club: Club, account_public_id: str) -> Membership | None:
+    """The club's membership of the account with this public id, or None."""
+    if not is_public_id(account_public_id):
+        return None
+    return db.session.scalar(
+        select(Membership)
+        .join(Account, Account.id == Membership.account_id)
+        .where(Membership.club_id == club.id, Account.public_id == account_public_id)
+    )
+
+
+def _owners(club: Club) -> int:
+    return db.session.scalar(
+        select(func.count())
+        .select_from(Membership)
+        .where(Membership.club_id == club.id, Membership.role == "owner")
+    )
+
+
+def _last_owner() -> AccountError:
+    message = _("A club needs an owner: make someone else owner first.")
+    return AccountError([Problem("role", message)])
+
+
+def set_role(member: Membership, role: str) -> None:
+    """Change a member's role; the last owner stays an owner."""
+    if role not in ROLES:
+        raise AccountError([Problem("role", _("Choose a role."))])
+    if member.role == "owner" and role != "owner" and _owners(member_club(member)) <= 1:
+        raise AccountError(
+            [Problem("role", _("A club needs an owner: make someone else owner first."))]
+        )
+    member.role = role
+    db.session.commit()
+
+
+def remove(member: Membership) -> None:
+    """Take the account out of the club; the last owner cannot be removed."""
+    if member.role == "owner" and _owners(member_club(member)) <= 1:
+        raise AccountError(
+            [Problem("role", _("A club needs an owner: make someone else owner first."))]
+        )
+    db.session.delete(member)
+    db.session.commit()
+
+
+def member_club(member: Membership) -> Club:
+    return db.session.get(Club, member.club_id)  # type: ignore[return-value]
+
+
+def link_player(member: Membership, player: Player | None) -> None:
+    """Say which of the club's players this account is (or none)."""
+    if player is not None and player.club_id != member.club_id:
+        raise AccountError([Problem("player", _("This player is not in the club."))])
+    member.player_id = player.id if player else None
+    db.session.commit()
+
+
+def invite(club: Club, made_by: Account, role: str, uses: int) -> tuple[Invitation, str]:
+    """A link to join the club as ``role`` (member or scorer): 7 days, ``uses`` times."""
+    if role not in ("member", "scorer"):
+        raise AccountError([Problem("role", _("Invite as a member or a scorer."))])
+    if not 1 <= uses <= MAX_INVITE_USES:
+        raise AccountError([Problem("uses", _("Between 1 and %(n)d people.", n=MAX_INVITE_USES))])
+    token = secrets.token_urlsafe(24)
+    row = Invitation(
+        token_hash=token_hash(token),
+        club_id=club.id,
+        role=role,
+        uses_left=uses,
+        created_by=made_by.id,
+        expires_at=utcnow() + timedelta(days=INVITE_DAYS),
+    )
+    db.session.add(row)
+    db.session.commit()
+    return row, token
+
+
+def invitations(club: Club) -> list[Invitation]:
+    """The club's invitations that can still be used, newest first."""
+    return list(
+        db.session.scalars(
+            select(Invitation)
+            .where(
+                Invitation.club_id == club.id,
+                Invitation.uses_left > 0,
+                Invitation.expires_at > utcnow(),
+            )
+            .order_by(Invitation.created_at.desc())
+        )
+    )
+
+
+def invitation_of(token: str) -> Invitation | None:
+    """The usable invitation of this token, or None (unknown, expired or used up)."""
+    if not token or len(token) > 128:
+        return None
+    row = db.session.scalar(select(Invitation).where(Invitation.token_hash == token_hash(token)))
+    if row is None or row.uses_left <= 0 or _aware(row.expires_at) <= utcnow():
+        return None
+    return row
+
+
+def accept(invitation: Invitation, account: Account) -> Membership:
+    """Join the invitation's club; one use is spent unless the account was already in it."""
+    club = db.session.get(Club, invitation.club_id)
+    assert club is not None
+    if membership(account, club) is None:
+        invitation.uses_left -= 1
+    return add_member(club, account, invitation.role)
+
+
+def revoke(club: Club, invitation_public_id: str) -> None:
+    """Make one of the club's invitation links stop working."""
+    if not is_public_id(invitation_public_id):
+        return
+    row = db.session.scalar(
+        select(Invitation).where(
+            Invitation.club_id == club.id, Invitation.public_id == invitation_public_id
+        )
+    )
+    if row is not None:
+        row.uses_left = 0
+        db.session.commit()
+
+
+def ownerless_or_named(club_ref: str) -> list[Club]:
+    """Clubs whose public id or name (any case) is ``club_ref`` (for the CLI)."""
+    return list(
+        db.session.scalars(
+            select(Club).where(
+                or_(Club.public_id == club_ref, func.lower(Club.name) == club_ref.lower())
+            )
+        )
+    )
+
+
+def assign_owner(club_ref: str, username: str) -> str:
+    """Make an account an owner of a club (by public id or exact name); for the CLI.
+
+    Clubs started before accounts existed have no owner: the person who runs the server
+    gives them one. Returns what was done; raises LookupError when a name is ambiguous or
+    unknown.
+    """
+    from .accounts import find
+
+    found = ownerless_or_named(club_ref)
+    if not found:
+        raise LookupError(f"No club has the id or name {club_ref!r}.")
+    if len(found) > 1:
+        ids = ", ".join(c.public_id for c in found)
+        raise LookupError(f"Several clubs are called {club_ref!r}; use one of the ids: {ids}.")
+    account = find(username)
+    if account is None:
+        raise LookupError(f"No account is called {username!r}; sign up in the app first.")
+    add_member(found[0], account, "owner")
+    return f"{account.username} is now an owner of {found[0].name}."

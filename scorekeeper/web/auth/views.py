@@ -1,0 +1,173 @@
+"""The accounts area: sign up, log in, log out, change the password, use a reset link.
+
+Logging in clears the browser's session and starts a new server-side one (a fresh
+random token), so nothing from before the log-in carries over; logging out deletes it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    make_response,
+    redirect,
+    request,
+    session,
+    url_for,
+)
+from flask_babel import gettext as _
+from flask_login import current_user, login_user, logout_user
+
+from ...extensions import limiter, login_manager
+from ...services import accounts
+from .. import authz
+from ..rendering import invalid_status, render, wants_fragment
+from . import forms
+
+bp = Blueprint("auth", __name__)
+
+
+def _limit(name: str) -> Any:
+    return limiter.limit(lambda: current_app.config[name], methods=["POST"])
+
+
+@login_manager.user_loader
+def _load(token: str) -> Any:
+    return accounts.account_of_session(token)
+
+
+@login_manager.unauthorized_handler
+def _unauthorized() -> Response:
+    target = url_for("auth.login", next=request.full_path.rstrip("?"))
+    if request.method != "GET":
+        target = url_for("auth.login")
+    if wants_fragment():
+        response = make_response(_("Log in first."), 401)
+        response.headers["HX-Redirect"] = target
+        return response
+    flash(_("Log in to do that."), "info")
+    return redirect(target, 303 if request.method != "GET" else 302)
+
+
+def safe_next(target: str | None) -> str:
+    """Only a path on this site (never ``//host`` or a scheme) is followed after log-in."""
+    target = (target or "").strip()
+    if target.startswith("/") and not target.startswith(("//", "/\\")) and "\\" not in target:
+        return target
+    return url_for("home.index")
+
+
+def _log_in(account: Any, remember: bool) -> None:
+    session.clear()  # a new session: nothing from before the log-in survives
+    accounts.start_session(account, remember)
+    login_user(account, remember=remember)
+
+
+@bp.route("/login", methods=["GET", "POST"])
+@authz.anyone
+@_limit("RATELIMIT_LOGIN")
+def login() -> Response:
+    """Log in with a username and password."""
+    form = forms.LogInForm(data={"next": request.args.get("next", "")})
+    if request.method == "POST":
+        form = forms.LogInForm()
+        if form.validate():
+            account = accounts.authenticate(form.username.data, form.password.data)
+            if account is not None:
+                _log_in(account, bool(form.remember.data))
+                return redirect(safe_next(form.next.data), 303)
+            form.password.errors = [_("Wrong username or password.")]
+        status = invalid_status()
+        return render("auth/login.html", "auth/login.html", status, form=form)
+    return render("auth/login.html", "auth/login.html", form=form)
+
+
+@bp.route("/signup", methods=["GET", "POST"])
+@authz.anyone
+@_limit("RATELIMIT_SIGNUP")
+def signup() -> Response:
+    """Make an account (no e-mail needed)."""
+    form = forms.SignUpForm(data={"next": request.args.get("next", "")})
+    if request.method == "POST":
+        form = forms.SignUpForm()
+        if form.validate():
+            try:
+                account = accounts.sign_up(form.username.data, form.password.data)
+            except accounts.AccountError as error:
+                _apply(form, error)
+            else:
+                _log_in(account, False)
+                flash(_("Welcome, %(name)s.", name=account.username), "success")
+                return redirect(safe_next(form.next.data), 303)
+        return render("auth/signup.html", "auth/signup.html", invalid_status(), form=form)
+    return render("auth/signup.html", "auth/signup.html", form=form)
+
+
+@bp.post("/logout")
+@authz.anyone
+def logout() -> Response:
+    """End the session here and on the server."""
+    if current_user.is_authenticated:
+        accounts.end_session(current_user.session_token)
+    logout_user()
+    session.clear()
+    flash(_("You are logged out."), "info")
+    return redirect(url_for("home.index"), 303)
+
+
+@bp.route("/account", methods=["GET", "POST"])
+@authz.signed_in
+def account() -> Response:
+    """The account's clubs, and a form to change the password."""
+    form = forms.ChangePasswordForm()
+    status = 200
+    if request.method == "POST":
+        if form.validate():
+            try:
+                accounts.change_password(current_user, form.current.data, form.new.data)
+            except accounts.AccountError as error:
+                _apply(form, error)
+            else:
+                flash(_("Your password is changed; other devices are logged out."), "success")
+                return redirect(url_for(".account"), 303)
+        status = invalid_status()
+    return render("auth/account.html", "auth/account.html", status, form=form)
+
+
+@bp.route("/reset/<token>", methods=["GET", "POST"])
+@authz.anyone
+@_limit("RATELIMIT_RESET")
+def reset(token: str) -> Response:
+    """Choose a new password with a one-time link a club owner handed over."""
+    row = accounts.reset_of(token)
+    if row is None:
+        abort(404)
+    form = forms.ResetForm()
+    status = 200
+    if request.method == "POST":
+        if form.validate():
+            try:
+                account = accounts.use_reset(row, form.new.data)
+            except accounts.AccountError as error:
+                _apply(form, error)
+            else:
+                if current_user.is_authenticated:
+                    logout_user()
+                _log_in(account, False)
+                flash(_("Your new password is saved."), "success")
+                return redirect(url_for(".account"), 303)
+        status = invalid_status()
+    return render(
+        "auth/reset.html", "auth/reset.html", status, form=form, username=row.account.username
+    )
+
+
+def _apply(form: Any, error: accounts.AccountError) -> None:
+    for problem in error.problems:
+        field = form._fields.get(problem.field) or next(iter(form))
+        field.errors = [*field.errors, problem.message]

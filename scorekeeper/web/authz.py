@@ -1,0 +1,189 @@
+"""Who may open each route: one decorator per view, checked before the view runs.
+
+Every view of the app carries exactly one rule (``view.authz``), set by a decorator
+below; ``tests/web/test_authz_matrix.py`` walks ``app.url_map`` and fails for a route
+without one. Templates may hide a button, but the check is here.
+
+- ``anyone``: no check (casual play, presets, the meld checker, the public API).
+- ``signed_in``: any account (start a club, save house rules).
+- ``club(level)``: the ``club_id`` of the URL; ``read`` lets anyone read a public club
+  and members read a members-only one; ``member``, ``scorer``, ``owner`` need that role
+  or a stronger one (``services.memberships``).
+- ``match(level)``: the ``public_id`` of a match. A casual match belongs to whoever holds
+  its unguessable link; a club match is read as its club is and changed by its scorers.
+- ``rule_set_owner``: saved house rules, changed by the account that saved them (or by
+  the owners of the club they belong to).
+
+Refused: a visitor who is not logged in is sent to log in (401 for htmx, with
+``HX-Redirect``); an account without the role gets 403 ("ask the club's owner").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
+from typing import Any, TypeVar
+
+from flask import abort, g, request
+from flask_login import current_user
+from sqlalchemy import select
+
+from ..extensions import db, login_manager
+from ..models import Club, SavedRuleSet, is_public_id
+from ..models import Match as MatchRow
+from ..services import clubs, memberships, rule_sets
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What a view requires: ``kind`` (anyone, signed_in, club, match, rule_set_owner)
+    and, for clubs and matches, the ``level``."""
+
+    kind: str
+    level: str = ""
+
+
+def _mark(rule: Rule, check: Callable[[dict[str, Any]], None] | None) -> Callable[[F], F]:
+    def decorate(view: F) -> F:
+        @wraps(view)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            if check is not None:
+                check(kwargs)
+            return view(*args, **kwargs)
+
+        guarded.authz = rule  # type: ignore[attr-defined]
+        return guarded  # type: ignore[return-value]
+
+    return decorate
+
+
+def account() -> Any | None:
+    """The logged-in account, or None."""
+    return current_user if current_user.is_authenticated else None
+
+
+def refuse() -> None:
+    """Log in first (not logged in), or 403 (logged in, without the right).
+
+    The JSON API answers 401 or 403 with a JSON body (``web/errors.py``), never a redirect.
+    """
+    if request.path.startswith("/api/"):
+        abort(403 if current_user.is_authenticated else 401)
+    if not current_user.is_authenticated:
+        abort(login_manager.unauthorized())
+    abort(403)
+
+
+def anyone(view: F) -> F:
+    """No check: anyone may open this route."""
+    return _mark(Rule("anyone"), None)(view)
+
+
+def _signed_in(_kwargs: dict[str, Any]) -> None:
+    if not current_user.is_authenticated:
+        refuse()
+
+
+def signed_in(view: F) -> F:
+    """Any logged-in account."""
+    return _mark(Rule("signed_in"), _signed_in)(view)
+
+
+def allowed_in_club(club: Club, level: str) -> bool:
+    """Whether the current visitor may do ``level`` (read, member, scorer, owner) here."""
+    if level == "read":
+        return memberships.can_read(account(), club)
+    return memberships.has_role(account(), club, level)
+
+
+def club(level: str) -> Callable[[F], F]:
+    """The URL's club (``club_id``), read or changed at ``level``; 404 when unknown."""
+
+    def check(kwargs: dict[str, Any]) -> None:
+        found = clubs.get_club(kwargs.get("club_id", ""))
+        if found is None:
+            abort(404)
+        g.club = found
+        if not allowed_in_club(found, level):
+            refuse()
+
+    return _mark(Rule("club", level), check)
+
+
+def match(level: str) -> Callable[[F], F]:
+    """The URL's match (``public_id``): casual by its link; a club's by its club's rules."""
+
+    def check(kwargs: dict[str, Any]) -> None:
+        public_id = kwargs.get("public_id", "")
+        club_id = None
+        if is_public_id(public_id):
+            query = select(MatchRow.club_id).where(MatchRow.public_id == public_id)
+            club_id = db.session.scalar(query)
+        g.match_writable = True
+        if club_id is None:
+            return  # a casual match, or none (the view answers 404)
+        owner = db.session.get(Club, club_id)
+        assert owner is not None
+        g.match_writable = allowed_in_club(owner, "scorer")
+        if not allowed_in_club(owner, "read" if level == "read" else "scorer"):
+            refuse()
+
+    return _mark(Rule("match", level), check)
+
+
+def may_edit_rule_set(row: SavedRuleSet) -> bool:
+    """The account that saved it, or an owner of its club; nobody for unowned ones."""
+    me = account()
+    if me is None:
+        return False
+    if row.account_id is not None and row.account_id == me.id:
+        return True
+    if row.club_id is not None:
+        owner = db.session.get(Club, row.club_id)
+        return owner is not None and memberships.has_role(me, owner, "owner")
+    return False
+
+
+def rule_set_owner(view: F) -> F:
+    """Saved house rules (``public_id``), changed only by whoever owns them."""
+
+    def check(kwargs: dict[str, Any]) -> None:
+        row = rule_sets.load(kwargs.get("public_id", ""))
+        if row is None:
+            abort(404)
+        if not may_edit_rule_set(row):
+            refuse()
+
+    return _mark(Rule("rule_set_owner"), check)(view)
+
+
+def register_templating(app: Any) -> None:
+    """Template helpers that mirror the checks above (to hide what a visitor may not do)."""
+    from flask import session
+    from flask_babel import gettext as _
+    from flask_wtf.csrf import generate_csrf
+
+    def csrf_token_if_session() -> str:
+        return generate_csrf() if "csrf_token" in session else ""  # type: ignore[no-any-return]
+
+    def can(club_row: Club, level: str) -> bool:
+        return allowed_in_club(club_row, level)
+
+    def role_label(role: str) -> str:
+        labels = {"owner": _("owner"), "scorer": _("scorer"), "member": _("member")}
+        return labels.get(role, role)
+
+    def club_of(member: Any) -> Club | None:
+        return db.session.get(Club, member.club_id)
+
+    app.jinja_env.globals.update(
+        csrf_token_if_session=csrf_token_if_session,
+        can=can,
+        role_label=role_label,
+        club_of=club_of,
+        may_edit_rule_set=may_edit_rule_set,
+        match_writable=lambda: g.get("match_writable", True),
+    )
