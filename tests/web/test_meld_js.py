@@ -18,6 +18,7 @@ import pytest
 
 from scorekeeper.engine import Meld, RuleSet, check_meld
 from scorekeeper.engine.presets import PRESETS
+from scorekeeper.web.pwa import MELD_KNOBS
 
 MELD_JS = Path(__file__).resolve().parents[2] / "static" / "js" / "meld.js"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -173,8 +174,11 @@ def engine_answer(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def script_answers(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Run every case through meld.js, fed each rule set's JSON."""
-    rules = RULE_DATA
+    """Run every case through meld.js, fed each rule set's JSON as the meld page does."""
+    rules = {  # what the meld page gives the script: the knobs the meld check reads
+        name: {key: data[key] for key in MELD_KNOBS if key in data}
+        for name, data in RULE_DATA.items()
+    }
     program = (
         "const M = require(process.argv[1]);"
         "const {rules, cases} = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
