@@ -293,9 +293,9 @@ def test_without_a_connection_a_wild_card_on_top_and_a_second_meld_follow_the_ru
     page.get_by_role("button", name="Top card: a wild card", exact=True).click()
     expect(page.locator(".meld-offline-note")).to_contain_text("checked on this phone")
     expect(page.locator(".meld-list > li")).to_have_count(1)  # no wild meld: the pile is blocked
-    expect(
-        page.get_by_role("button", name="Top card: a wild card", exact=True)
-    ).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_role("button", name="Top card: a wild card", exact=True)).to_have_attribute(
+        "aria-pressed", "true"
+    )
     expect(page.locator("input[type=hidden][name=top]")).to_have_value("wild")
 
 
