@@ -175,7 +175,16 @@ def offline_texts() -> dict[str, str]:
 
 
 #: The knobs of a rule set that the meld check reads (static/js/meld.js).
-MELD_KNOBS = ("deals", "minimum_meld", "card_values", "book_bonus", "wild_limit", "discard_pickup")
+MELD_KNOBS = (
+    "deals",
+    "minimum_meld",
+    "card_values",
+    "book_bonus",
+    "wild_limit",
+    "discard_pickup",
+    "pile_blocked_by",
+    "one_open_meld_per_rank",
+)
 
 
 def meld_offline_data(checker: Any) -> dict[str, Any]:

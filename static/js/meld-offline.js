@@ -50,8 +50,17 @@
     return { rank: rank, naturals: rank === "wild" ? 0 : 3, jokers: 0, twos: 0, top_card: Boolean(top) };
   }
 
-  /* The state after a tap (as scorekeeper/web/meld/state.py's apply_op), or null. */
-  function apply(state, op, deals) {
+  /* Whether a wild card on top blocks the pile under these rules (a rule set saved before
+     pile_blocked_by existed: it does, as the engine's reader says). */
+  function wildBlocks(rules) {
+    var blocked = rules.pile_blocked_by;
+    return blocked === null || blocked === undefined || blocked.indexOf("wild") >= 0;
+  }
+
+  /* The state after a tap (as scorekeeper/web/meld/state.py's apply_op), or null. A wild
+     card on top blocks the pile where the rules say so; elsewhere it marks a wild meld. */
+  function apply(state, op, rules) {
+    var deals = rules.deals;
     var parts = op.split(":"), verb = parts[0], arg = parts.slice(1).join(":");
     var melds = state.melds;
     if (verb === "inc" || verb === "dec") {
@@ -74,8 +83,11 @@
     }
     if (verb === "top") {
       melds.forEach(function (m) { m.top_card = false; });
-      if (arg === "none" || arg === "3" || arg === "wild") { state.top = arg === "none" ? "" : arg; return state; }
-      if (RANKS.indexOf(arg) < 0) return null;
+      if (arg === "none" || arg === "3" || (arg === "wild" && wildBlocks(rules))) {
+        state.top = arg === "none" ? "" : arg;
+        return state;
+      }
+      if (RANKS.indexOf(arg) < 0 && arg !== "wild") return null;
       state.top = "";
       var same = melds.filter(function (m) { return m.rank === arg; })[0];
       if (same) { same.top_card = true; return state; }
@@ -190,7 +202,7 @@
     var data = JSON.parse(source.textContent);
     var state = elt.name === "rules" ? null : read(params);  // other rules: the server's
     var op = params.get("op");
-    if (state && op) state = apply(state, op, data.rules.deals);
+    if (state && op) state = apply(state, op, data.rules);
     if (!state) { notice(checker, data.texts.needs_connection); return true; }
     var result = window.ScorekeeperMeld.checkMeld(data.rules, state.deal, state.melds, data.total, state.size);
     draw(checker, data, state, result, data.texts.offline);

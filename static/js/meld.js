@@ -37,6 +37,36 @@
     return natural + (meld.jokers || 0) * values.joker + (meld.twos || 0) * values["2"];
   }
 
+  /* What a rule set saved before these knobs existed means (the engine reader's defaults,
+     RULES.md 4): a black three and a wild card on top both block; melds of a rank unlimited. */
+  function pileBlockedBy(rules) {
+    var blocked = rules.pile_blocked_by;
+    return blocked === null || blocked === undefined ? ["black3", "wild"] : blocked;
+  }
+
+  function pileSizeReasons(rules, pileSize) {
+    var minimum = rules.discard_pickup.pile_minimum;
+    if (pileSize !== null && pileSize !== undefined && pileSize < minimum) {
+      return ["The pile can only be taken when it holds " + minimum + " cards; it holds " + pileSize + "."];
+    }
+    return [];
+  }
+
+  /* A wild card on top: refused where it blocks the pile; elsewhere it is taken with two
+     wild cards from hand as a wild-only meld (the top card is one of the meld's wilds). */
+  function wildPickupReasons(rules, meld, pileSize) {
+    if (pileBlockedBy(rules).indexOf("wild") >= 0) {
+      return ["The discard pile cannot be taken with a wild card on top."];
+    }
+    var reasons = [];
+    var fromHand = Math.max(0, wildsOf(meld) - 1);
+    if (fromHand < 2) {
+      reasons.push("Taking the pile with a wild card on top needs two wild cards from your hand;" +
+        " this meld has " + fromHand + ".");
+    }
+    return reasons.concat(pileSizeReasons(rules, pileSize));
+  }
+
   function pickupReasons(rules, meld, pileSize) {
     var reasons = [];
     var pickup = rules.discard_pickup;
@@ -49,11 +79,7 @@
       reasons.push("Taking the pile needs a pair from your hand with the top card: two " + name +
         ", or one and a wild card.");
     }
-    if (pileSize !== null && pileSize !== undefined && pileSize < pickup.pile_minimum) {
-      reasons.push("The pile can only be taken when it holds " + pickup.pile_minimum + " cards;" +
-        " it holds " + pileSize + ".");
-    }
-    return reasons;
+    return reasons.concat(pileSizeReasons(rules, pileSize));
   }
 
   /* Every reason a meld is not legal under the rules (empty when it is). */
@@ -69,7 +95,7 @@
       if (rules.book_bonus.wild === null || rules.book_bonus.wild === undefined) {
         reasons.push("This rule set has no wild books, so a meld of only wild cards is not allowed.");
       }
-      if (meld.top_card) reasons.push("The discard pile cannot be taken with a wild card on top.");
+      if (meld.top_card) reasons = reasons.concat(wildPickupReasons(rules, meld, pileSize));
       return reasons;
     }
     if (wilds && !allows(rules.wild_limit, meld.naturals || 0, wilds)) {
@@ -90,10 +116,23 @@
     return minimum;
   }
 
-  /* The answer of POST /api/v1/meld (MeldCheck.as_dict) for melds already read. */
+  function secondMeldReason(rank) {
+    var name = rank === WILD ? "wild cards" : RANK_NAMES[rank];
+    return "Your side already starts a meld of " + name + ": add these cards to it. A meld must" +
+      " become a book of 7 before another meld of that rank starts.";
+  }
+
+  /* The answer of POST /api/v1/meld (MeldCheck.as_dict) for melds already read. Where the
+     rule set allows one unfinished meld per rank, a meld of a rank with an unfinished meld
+     (fewer than 7 cards) earlier in the list is illegal; wild-only melds are one rank. */
   function checkMeld(rules, deal, melds, runningTotal, pileSize) {
+    var open = {};
     var verdicts = melds.map(function (meld) {
       var reasons = meldReasons(rules, meld, pileSize);
+      if (rules.one_open_meld_per_rank && Object.prototype.hasOwnProperty.call(open, meld.rank)) {
+        reasons.push(secondMeldReason(meld.rank));
+      }
+      if (sizeOf(meld) < MAX_MELD) open[meld.rank] = true;
       return { legal: reasons.length === 0, value: value(rules, meld), reasons: reasons };
     });
     var minimum = minimumFor(rules, deal, runningTotal || 0);

@@ -246,6 +246,59 @@ def test_the_meld_check_answers_on_this_phone_without_a_connection(phone: Any) -
     expect(verdict).to_have_attribute("data-enough", "true")
 
 
+def test_without_a_connection_a_wild_card_on_top_and_a_second_meld_follow_the_rules(
+    phone: Any,
+) -> None:
+    """Classic takes a wild card on top with two wild cards from hand and allows one
+    unfinished meld per rank; four-books blocks the pile with a wild card on top."""
+    page = phone.new_page()
+    page.goto("/meld?rules=classic&deal=1")
+    controlled(page)
+    phone.set_offline(True)
+    verdict = page.locator("#meld-verdict")
+    page.get_by_role(
+        "button", name="Top card: a wild card, taken with two wild cards from hand"
+    ).click()
+    expect(page.locator(".meld-offline-note")).to_contain_text("checked on this phone")
+    expect(page.locator("#meld-0")).to_have_attribute("data-rank", "wild")
+    expect(page.locator("#meld-0 .meld-top")).to_be_visible()
+    expect(page.locator("#meld-0 .meld-reasons")).to_contain_text(
+        "Taking the pile with a wild card on top needs two wild cards from your hand;"
+        " this meld has 0."
+    )
+    for _ in range(3):  # the top card and two from hand
+        page.locator("#meld-0").get_by_role("button", name="One more: Jokers").click()
+    expect(page.locator("#meld-0")).to_have_attribute("data-legal", "true")
+    expect(verdict).to_have_attribute("data-counted", "150")
+    page.get_by_role("button", name="Add a meld: Kings").click()
+    page.get_by_role("button", name="Add a meld: Kings").click()
+    expect(page.locator("#meld-2")).to_have_attribute("data-legal", "false")
+    expect(page.locator("#meld-2 .meld-reasons")).to_contain_text(
+        "Your side already starts a meld of kings: add these cards to it."
+    )
+    expect(verdict).to_have_attribute("data-counted", "180")  # the second kings do not count
+    expect(verdict).to_have_attribute("data-enough", "false")
+
+    phone.set_offline(False)  # the server agrees with what this phone showed
+    page.get_by_role("button", name="Check", exact=True).click()
+    expect(page.locator(".meld-offline-note")).to_have_count(0)
+    expect(verdict).to_have_attribute("data-counted", "180")
+    expect(page.locator("#meld-0")).to_have_attribute("data-legal", "true")
+    expect(page.locator("#meld-2")).to_have_attribute("data-legal", "false")
+
+    page.goto("/meld?rules=four-books&deal=1")
+    controlled(page)
+    phone.set_offline(True)
+    page.get_by_role("button", name="Add a meld: Kings").click()
+    page.get_by_role("button", name="Top card: a wild card", exact=True).click()
+    expect(page.locator(".meld-offline-note")).to_contain_text("checked on this phone")
+    expect(page.locator(".meld-list > li")).to_have_count(1)  # no wild meld: the pile is blocked
+    expect(page.get_by_role("button", name="Top card: a wild card", exact=True)).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    expect(page.locator("input[type=hidden][name=top]")).to_have_value("wild")
+
+
 #: Keeps every screen lock the page takes in window.locks (the real API underneath).
 COUNT_LOCKS = """
 if (navigator.wakeLock) {

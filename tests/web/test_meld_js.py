@@ -18,32 +18,46 @@ import pytest
 
 from scorekeeper.engine import Meld, RuleSet, check_meld
 from scorekeeper.engine.presets import PRESETS
+from scorekeeper.web.pwa import MELD_KNOBS
 
 MELD_JS = Path(__file__).resolve().parents[2] / "static" / "js" / "meld.js"
 CHROMIUM = Path("/usr/bin/chromium")
 RANKS = ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "wild")
 
 
-def variant(preset: str, **changes: Any) -> RuleSet:
+def variant(preset: str, *, without: tuple[str, ...] = (), **changes: Any) -> dict[str, Any]:
+    """A preset's JSON with some knobs changed (or, ``without``, left out)."""
     data = PRESETS[preset].to_dict()
     for key, value in changes.items():
         if isinstance(value, dict) and isinstance(data.get(key), dict):
             data[key] = {**data[key], **value}
         else:
             data[key] = value
-    return RuleSet.from_dict(data)
+    for key in without:
+        del data[key]
+    return data
 
 
-#: Every preset, and house rules that turn each knob the meld check reads.
-RULE_SETS: dict[str, RuleSet] = {
-    **PRESETS,
+#: Every preset, and house rules that turn each knob the meld check reads, as the JSON
+#: meld.js is fed; the engine reads the same JSON (so a knob left out gets the reader's
+#: default on both sides).
+RULE_DATA: dict[str, dict[str, Any]] = {
+    **{name: rules.to_dict() for name, rules in PRESETS.items()},
     "pair-or-wild": variant("classic", discard_pickup={"pair": "natural_or_wild"}),
     "pile-of-9": variant("whitnack", discard_pickup={"pile_minimum": 9}),
     "no-cap": variant("classic", wild_limit={"max_wilds": None, "naturals_per_wild": 1}),
     "one-wild": variant("classic", wild_limit={"max_wilds": 1, "naturals_per_wild": 3}),
     "thresholds": variant("classic", minimum_meld=[[0, 50], [2500, 90], [5000, 120], [7500, 150]]),
     "six-deals": variant("four-books", deals=6, minimum_meld=[50, 90, 120, 150, 150, 200]),
+    # pile_blocked_by and one_open_meld_per_rank, each way round the presets do not go
+    "classic-wild-blocks": variant("classic", pile_blocked_by=["black3", "wild"]),
+    "four-books-wild-free": variant("four-books", pile_blocked_by=["black3"]),
+    "whitnack-melds-free": variant("whitnack", one_open_meld_per_rank=False),
+    "nothing-blocks": variant("whitnack", pile_blocked_by=[]),
+    # a rule set saved before those knobs existed: the reader's defaults
+    "saved-before": variant("classic", without=("pile_blocked_by", "one_open_meld_per_rank")),
 }
+RULE_SETS: dict[str, RuleSet] = {name: RuleSet.from_dict(d) for name, d in RULE_DATA.items()}
 
 
 def case(
@@ -81,7 +95,27 @@ TABLE = [
     case("classic", 1, [("8", 2, 0, 2)]),  # two wilds in four cards
     case("classic", 1, [("8", 4, 2, 1)]),  # three wilds
     case("four-books", 1, [("wild", 0, 2, 1)]),  # no wild books
-    case("classic", 1, [("wild", 0, 3, 0, True)]),  # wild on top
+    case("classic", 1, [("wild", 0, 3, 0, True)]),  # wild on top, two wilds from hand
+    case("classic", 1, [("wild", 0, 2, 0, True)]),  # wild on top, one from hand
+    case("classic", 1, [("wild", 0, 0, 0, True)]),  # wild on top, none at all
+    case("whitnack", 2, [("wild", 0, 1, 2, True)], pile=3),  # wild on top, pile too small
+    case("whitnack", 2, [("wild", 0, 1, 2, True)], pile=7),
+    case("four-books", 1, [("wild", 0, 3, 0, True)]),  # wild blocks: every reason
+    case("classic-wild-blocks", 1, [("wild", 0, 3, 0, True)]),
+    case("four-books-wild-free", 1, [("wild", 0, 1, 1, True)]),  # no wild books, one from hand
+    case("nothing-blocks", 1, [("wild", 0, 3, 0, True)], pile=2),
+    case("saved-before", 1, [("wild", 0, 3, 0, True)]),  # old rule sets: a wild blocks
+    case("classic", 1, [("K", 3, 0, 0), ("K", 4, 0, 0)]),  # a second unfinished meld of kings
+    case("classic", 1, [("K", 3, 0, 0), ("K", 3, 1, 0), ("K", 3, 0, 0)]),  # and a third
+    case("classic", 1, [("K", 7, 0, 0), ("K", 3, 0, 0)]),  # after a book of 7: legal
+    case("classic", 1, [("K", 5, 1, 1), ("K", 3, 0, 0), ("K", 3, 0, 0)]),  # dirty book first
+    case("classic", 1, [("K", 8, 0, 0), ("K", 3, 0, 0)]),  # too big, yet not unfinished
+    case("classic", 1, [("K", 2, 0, 0), ("K", 3, 0, 0)]),  # an illegal first still counts
+    case("classic", 1, [("wild", 0, 3, 0), ("wild", 0, 0, 3)]),  # two wild melds
+    case("whitnack", 1, [("Q", 3, 0, 0), ("Q", 2, 1, 0, True)], pile=8),
+    case("four-books", 1, [("A", 3, 0, 0), ("A", 3, 0, 0)]),
+    case("whitnack-melds-free", 1, [("A", 3, 0, 0), ("A", 3, 0, 0)]),
+    case("saved-before", 1, [("A", 3, 0, 0), ("A", 3, 0, 0)]),  # old rule sets: allowed
     case("classic", 3, [("J", 3, 0, 0, True)]),  # the pair from hand
     case("classic", 3, [("J", 2, 1, 0, True)]),  # only one natural from hand
     case("pair-or-wild", 3, [("J", 2, 1, 0, True)]),  # one and a wild: enough
@@ -102,7 +136,11 @@ TABLE = [
 
 
 def generated(count: int, seed: int) -> list[dict[str, Any]]:
-    """Random cases over every rule set, rank, count, top card, pile size and total."""
+    """Random cases over every rule set, rank, count, top card, pile size and total.
+
+    Half the cases draw their ranks from two only (one of them wild half the time), so a
+    second meld of a rank and a wild card on top come often; counts reach past a book.
+    """
     rng = random.Random(seed)
     cases = []
     for _ in range(count):
@@ -110,8 +148,11 @@ def generated(count: int, seed: int) -> list[dict[str, Any]]:
         rules = RULE_SETS[name]
         melds = []
         top = rng.randrange(-1, 4)
+        ranks: tuple[str, ...] = RANKS
+        if rng.random() < 0.5:
+            ranks = (rng.choice(RANKS[:-1]), rng.choice((*RANKS[:-1], "wild", "wild")))
         for i in range(rng.randrange(0, 5)):
-            rank = rng.choice(RANKS)
+            rank = rng.choice(ranks)
             naturals = 0 if rank == "wild" else rng.randrange(0, 9)
             melds.append((rank, naturals, rng.randrange(0, 4), rng.randrange(0, 4), i == top))
         cases.append(
@@ -133,8 +174,11 @@ def engine_answer(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def script_answers(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Run every case through meld.js, fed each rule set's JSON."""
-    rules = {name: r.to_dict() for name, r in RULE_SETS.items()}
+    """Run every case through meld.js, fed each rule set's JSON as the meld page does."""
+    rules = {  # what the meld page gives the script: the knobs the meld check reads
+        name: {key: data[key] for key in MELD_KNOBS if key in data}
+        for name, data in RULE_DATA.items()
+    }
     program = (
         "const M = require(process.argv[1]);"
         "const {rules, cases} = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
@@ -197,14 +241,65 @@ def test_the_script_answers_three_thousand_generated_cases_as_the_engine_does(
     assert not different, different[:3]
 
 
+def situations(case: dict[str, Any], answer: dict[str, Any]) -> set[tuple[str, str]]:
+    """What a case shows, as (rule set, situation) pairs."""
+    name = case["rules"]
+    found = set()
+    for meld, verdict in zip(case["melds"], answer["melds"], strict=True):
+        reasons = verdict["reasons"]
+        second = any(r.startswith("Your side already starts") for r in reasons)
+        if meld["rank"] == "wild" and meld["top_card"]:
+            found.add((name, "wild on top, legal" if verdict["legal"] else "wild on top, refused"))
+            if any(r.startswith("The discard pile cannot be taken") for r in reasons):
+                found.add((name, "wild on top blocks"))
+            if any(r.startswith("Taking the pile with a wild card") for r in reasons):
+                found.add((name, "wild on top, too few from hand"))
+        if second:
+            found.add((name, "second wild meld" if meld["rank"] == "wild" else "second meld"))
+    ranks = [m["rank"] for m in case["melds"]]
+    for i, meld in enumerate(case["melds"]):
+        if meld["rank"] in ranks[:i] and answer["melds"][i]["legal"]:
+            found.add((name, "another meld of a rank, legal"))
+    return found
+
+
 def test_the_generated_cases_reach_every_verdict(answers: dict[str, Any]) -> None:
-    """The comparison means something: legal and illegal melds, enough and short."""
+    """The comparison means something: legal and illegal melds, enough and short, every
+    reason, and under each rule set the situations its pile and meld knobs decide."""
+    generated_answers = answers["script"][len(TABLE) :]
     reasons = {
-        r.split(";")[0].split(" ")[0]
-        for a in answers["script"]
+        " ".join(r.split(" ")[:4])
+        for a in generated_answers
         for m in a["melds"]
         for r in m["reasons"]
     }
-    assert {"A", "This", "The", "Taking"} <= reasons
-    assert {a["enough"] for a in answers["script"]} == {True, False}
-    assert len({a["minimum"] for a in answers["script"]}) >= 4
+    assert {
+        "A meld needs at",
+        "A meld holds at",
+        "This rule set has",
+        "The discard pile cannot",
+        "Taking the pile needs",
+        "Taking the pile with",
+        "The pile can only",
+        "Your side already starts",
+    } <= reasons
+    assert {a["enough"] for a in generated_answers} == {True, False}
+    assert len({a["minimum"] for a in generated_answers}) >= 4
+    found = set().union(
+        *(
+            situations(c, a)
+            for c, a in zip(answers["cases"][len(TABLE) :], generated_answers, strict=True)
+        )
+    )
+    for name in ("classic", "whitnack", "nothing-blocks"):
+        assert {(name, "wild on top, legal"), (name, "wild on top, too few from hand")} <= found
+    assert ("four-books-wild-free", "wild on top, too few from hand") in found
+    for name in ("four-books", "classic-wild-blocks", "saved-before"):
+        assert (name, "wild on top blocks") in found
+        assert (name, "wild on top, legal") not in found
+    for name in ("classic", "whitnack", "four-books", "classic-wild-blocks"):
+        assert {(name, "second meld"), (name, "another meld of a rank, legal")} <= found
+    assert {("classic", "second wild meld"), ("whitnack", "second wild meld")} <= found
+    for name in ("whitnack-melds-free", "saved-before"):
+        assert (name, "another meld of a rank, legal") in found
+        assert (name, "second meld") not in found
