@@ -27,6 +27,7 @@ from helpers import (
 from htmltree import parse
 from sqlalchemy import event
 from sqlalchemy.exc import OperationalError
+from support import give_role, signed_in_client
 
 from scorekeeper.database import UnstorableText
 from scorekeeper.extensions import db
@@ -68,14 +69,14 @@ def test_a_310_digit_number_in_a_correction_or_a_preview_is_refused_beside_its_f
     assert "Enter a whole number from 0 to" in preview.get_data(as_text=True)
 
 
-def test_a_310_digit_minimum_of_games_is_refused_beside_its_field(
-    app: Flask, client: FlaskClient
-) -> None:
+def test_a_310_digit_minimum_of_games_is_refused_beside_its_field(app: Flask) -> None:
+    client = signed_in_client(app)  # starting a club and its settings need an account
     data = {"name": "Tuesday", "default_rules": "classic", "min_games": HUGE}
     message = "Enter a whole number from 0 to 100."
     assert_refused_beside(client.post("/clubs", data=data), "min_games", message)
     with app.app_context():
         club_id = clubs.create_club("Friday").public_id
+    give_role(app, club_id, "owner", "owner")
     response = client.post(f"/c/{club_id}/settings", data=data, headers=HX)
     assert_refused_beside(response, "min_games", message, status=200)
 
@@ -96,8 +97,9 @@ def test_a_nul_in_a_player_search_is_refused_with_a_page_that_names_it(
 
 
 def test_a_nul_in_a_name_is_refused_beside_its_field_and_in_an_id_finds_nothing(
-    app: Flask, client: FlaskClient
+    app: Flask,
 ) -> None:
+    client = signed_in_client(app)
     response = client.post("/clubs", data={"name": "Tues\x00day", "min_games": "3"})
     assert_refused_beside(response, "name", "Use letters, digits and spaces only.")
     with app.app_context():
@@ -238,8 +240,9 @@ def test_a_correction_sent_to_a_read_only_database_comes_back_and_saves_once_it_
 
 
 def test_any_other_save_that_cannot_be_stored_answers_with_a_page_not_a_500(
-    app: Flask, client: FlaskClient, read_only: Callable[[bool], None]
+    app: Flask, read_only: Callable[[bool], None]
 ) -> None:
+    client = signed_in_client(app)  # logged in while the database can store a session
     read_only(True)
     response = client.post("/clubs", data={"name": "Tuesday", "min_games": "3"})
     assert response.status_code == 503

@@ -9,7 +9,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from helpers import start_match
-from support import make_app
+from support import give_role, log_in, make_app
 
 from scorekeeper.config import SettingsError
 from scorekeeper.engine import PRESETS
@@ -35,8 +35,11 @@ def ids(app: Flask, client: FlaskClient) -> dict[str, str]:
             "rule_set_id": "classic",
             "preset_id": "four-books",
             "number": "1",
+            "token": "no-such-token",  # an invitation or reset link that is not (any more)
         }
         db.session.remove()
+    give_role(app, found["club_id"])  # the client walks as the club's owner: every page
+    log_in(client)
     return found
 
 

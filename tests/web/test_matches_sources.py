@@ -19,6 +19,7 @@ from helpers import (
     totals,
 )
 from htmltree import parse
+from support import owner_client
 
 from scorekeeper.engine import PRESETS
 from scorekeeper.extensions import db
@@ -155,11 +156,10 @@ def test_an_empty_number_of_deals_plays_the_rule_sets_number(
         assert db.session.query(MatchRow).one().rules["deals"] == 4
 
 
-def test_a_club_match_starts_with_the_agreed_number_of_deals(
-    app: Flask, client: FlaskClient
-) -> None:
+def test_a_club_match_starts_with_the_agreed_number_of_deals(app: Flask) -> None:
     with app.app_context():
         club = clubs.create_club("Tuesday", min_games=1).public_id
+    client = owner_client(app, club)  # a club's matches are started by its scorers
     data = {**new_match_data("classic"), "played_on": "2024-03-20", "deals_in_game": "3"}
     html = client.get(f"/c/{club}/matches/new").get_data(as_text=True)
     assert _inputs(html)["deals_in_game"] == "4"

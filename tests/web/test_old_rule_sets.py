@@ -14,6 +14,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from helpers import enter_deal, new_match_data, show, totals
 from sqlalchemy import select
+from support import signed_in_client
 
 from scorekeeper.engine import PRESETS
 from scorekeeper.extensions import db
@@ -58,9 +59,8 @@ def test_an_old_house_rule_set_still_charges_a_red_three_in_a_foot_when_nobody_w
     assert "already starts a meld" not in meld.get_data(as_text=True)
 
 
-def test_an_old_exported_file_imports_and_reads_with_the_defaults(
-    app: Flask, client: FlaskClient
-) -> None:
+def test_an_old_exported_file_imports_and_reads_with_the_defaults(app: Flask) -> None:
+    client = signed_in_client(app)  # saving house rules needs an account
     exported = json.dumps(old_classic("From an old phone")).encode()
     upload = {"file": (io.BytesIO(exported), "old.json"), "text": "", "name": ""}
     response = client.post("/rules/import", data=upload, content_type="multipart/form-data")
@@ -75,9 +75,9 @@ def test_an_old_exported_file_imports_and_reads_with_the_defaults(
     )
 
 
-def test_an_old_share_link_opens_and_its_copy_keeps_the_old_meaning(
-    app: Flask, client: FlaskClient
-) -> None:
+def test_an_old_share_link_opens_and_its_copy_keeps_the_old_meaning(app: Flask) -> None:
+    client = signed_in_client(app)  # saving house rules needs an account
+    client = signed_in_client(app)  # saving house rules needs an account
     """A share link to house rules saved before the knobs: the card says what they meant,
     and the copy imported from it reads the defaults (RULES.md section 4)."""
     with app.app_context():

@@ -133,6 +133,7 @@ def show(public_id: str) -> Response:
     return render("matches/show.html", "matches/_match.html", **match_context(loaded))
 
 
+@authz.match("write")  # checked again, reading only: the failure may have come first
 def _typed_again(message: str, public_id: str, number: int | None = None) -> Response:
     """The deal form again with what was typed, when the server could not store it."""
     loaded = _loaded(public_id)
@@ -145,8 +146,8 @@ def _typed_again(message: str, public_id: str, number: int | None = None) -> Res
 
 
 @bp.post("/m/<public_id>/deals")
+@storage.keeps_typed(_typed_again)  # outermost: the authorization check reads too
 @authz.match("write")
-@storage.keeps_typed(_typed_again)
 def record(public_id: str) -> Response:
     """Save the next deal (once, even if the form is sent twice)."""
     loaded = _loaded(public_id, lock=True)
@@ -208,8 +209,8 @@ def edit(public_id: str, number: int) -> Response:
 
 
 @bp.post("/m/<public_id>/deals/<int:number>")
+@storage.keeps_typed(_typed_again)  # outermost: the authorization check reads too
 @authz.match("write")
-@storage.keeps_typed(_typed_again)
 def correct(public_id: str, number: int) -> Response:
     """Save a corrected deal; the totals follow."""
     loaded = _deal_to_correct(public_id, number, lock=True)
