@@ -209,9 +209,27 @@ def test_the_soak_runs_the_real_server_and_ends_with_a_clean_json_line(tmp_path,
     result = json.loads(out.strip().splitlines()[-1])
     assert code == 0, out
     assert result["acknowledged"] > 0 and result["reads"] > 0 and result["kills"] == 1
-    for name in ("lost", "duplicated", "wrong_totals", "wrong_standings", "errors_5xx"):
+    # the two scorers logged in to score the club's matches, and one reader as its owner
+    assert result["logins"] >= 3
+    names = ("lost", "duplicated", "wrong_totals", "wrong_standings", "errors_5xx", "refused")
+    for name in (*names, "login_failures"):
         assert result[name] == 0
     assert result["integrity"] == "ok"
+
+
+def test_a_phone_sent_to_the_log_in_page_is_seen_as_logged_out():
+    client = bench("soak_client")
+    sent = client.Answer(302, {"location": "/login?next=/m/x/deals/1/edit"}, "")
+    assert client.logged_out(sent)
+    assert client.logged_out(client.Answer(303, {"location": "http://127.0.0.1:1/login"}, ""))
+    assert not client.logged_out(client.Answer(303, {"location": "/m/x"}, ""))
+    assert not client.logged_out(client.Answer(200, {}, "<form action=/login>"))
+
+
+def test_the_soak_server_lets_every_phone_log_in_twice_and_never_lowers_the_limit():
+    soak = bench("soak")
+    assert soak.login_limit(1, 1) == "10 per minute;60 per hour"  # the app's own default
+    assert soak.login_limit(8, 16) == "48 per minute;288 per hour"
 
 
 @pytest.mark.parametrize(
