@@ -7,17 +7,22 @@ Starts ``scorekeeper serve`` (waitress) on 127.0.0.1 as a child process with
 ``PYTHONFAULTHANDLER=1``, on a fresh temporary SQLite file or on ``--database-url`` (default
 ``$DATABASE_URL``; it must hold no scorekeeper tables). Before the server starts, a club with
 ``--history`` finished matches (``bench/history.py``) and shared matches are stored through
-the services. Then ``--scorers`` phones enter and correct deals through the real forms for
-``--seconds`` (``bench/soak_scorers.py``); half-way (once a save is acknowledged) the server
-gets ``kill -9`` and is
-started again, and every request left without an answer is sent again with the same form
-data. A read phase follows: ``--connections`` phones request every page for
-``--read-seconds``. The server is watched throughout: a death nobody asked for is counted
-as a crash (its log is kept) and the server restarted, as a supervisor would. Last, with
-the server stopped, the database is checked (``bench/soak_check.py``).
+the services, with what a real club has: an account that owns it and one account with the
+scorer role per scorer (``services.accounts``, ``services.memberships``). Then ``--scorers``
+phones enter and correct deals through the real forms for ``--seconds``
+(``bench/soak_scorers.py``): the club's matches logged in (each scorer logs in once through
+the real log-in form), casual ones without an account. Half-way (once a save is
+acknowledged) the server gets ``kill -9`` and is started again, and every request left
+without an answer is sent again with the same form data; log-ins are stored in the
+database, so the scorers stay logged in. A read phase follows: ``--connections`` phones
+request every page for ``--read-seconds`` (every other one logged in as the club's owner).
+The server is watched throughout: a death nobody asked for is counted as a crash (its log
+is kept) and the server restarted, as a supervisor would. Last, with the server stopped,
+the database is checked (``bench/soak_check.py``).
 
 Prints a summary, then, last, one line of JSON. Exits 1 when anything was lost, stored
-twice or wrong, a request answered 5xx, the server crashed, or integrity is not "ok".
+twice or wrong, a request answered 5xx, a phone could not log in, the server crashed, or
+integrity is not "ok".
 See bench/README.md.
 """
 
@@ -95,12 +100,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     key = secrets.token_hex(16)
     app = create_app({"SQLALCHEMY_DATABASE_URI": uri, "SECRET_KEY": key})
     began = time.monotonic()
-    prepared = prepare(app, args.history, shared=max(2, args.scorers // 2))
+    prepared = prepare(app, args.history, shared=max(2, args.scorers // 2), scorers=args.scorers)
     built = time.monotonic() - began
     env = {
         **os.environ,
         "DATABASE_URL": uri,
         "SCOREKEEPER_SECRET_KEY": key,  # the same key after a restart: forms stay valid
+        "SCOREKEEPER_RATELIMIT_LOGIN": login_limit(args.scorers, args.connections),
         "PYTHONFAULTHANDLER": "1",
     }
     server = Server(args.port or free_port(), env, folder / "server.log", args.server_threads)
@@ -112,8 +118,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         reads = Reads()
         if args.read_seconds:
-            urls = read_urls(app, prepared.club_id)
-            reads = read_phase(server.port, urls, args.connections, args.read_seconds)
+            pages = read_urls(app, prepared.club_id)
+            reads = read_phase(
+                server.port, pages, prepared.owner, args.connections, args.read_seconds
+            )
     finally:
         server.stop()
     with app.app_context():
@@ -136,6 +144,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             drop_everything(app)
         shutil.rmtree(folder, ignore_errors=True)
     return 0 if ok else 1
+
+
+def login_limit(scorers: int, connections: int) -> str:
+    """The soak server's log-in rate limit: every phone comes from 127.0.0.1, where a real
+    server sees each phone's own address; so the limit (``RATELIMIT_LOGIN``, 10 a minute
+    and 60 an hour per address) is raised to let each phone log in twice (once, and once
+    more should it be logged out) within a minute, and never lowered."""
+    per_minute = max(10, 2 * (scorers + connections))
+    return f"{per_minute} per minute;{max(60, 6 * per_minute)} per hour"
 
 
 def _safe(uri: str) -> str:
@@ -179,6 +196,10 @@ def summary(
         "closed": ledger.count("closed"),
         "refused": ledger.count("refused"),
         "unanswered": ledger.count("unanswered") + traffic.unanswered + reads.traffic.unanswered,
+        "logged_out": ledger.count("logged_out"),
+        "logins": traffic.logins + reads.traffic.logins,
+        "relogins": traffic.relogins + reads.traffic.relogins,
+        "login_failures": len(traffic.login_failures) + len(reads.traffic.login_failures),
         "resent": traffic.resends,
         "kills": server.kills,
         "crashes": len(server.crashes),
@@ -206,6 +227,7 @@ FAILING = (
     "errors_5xx",
     "refused",
     "unanswered",
+    "login_failures",
     "crashes",
     "read_failures",
 )
@@ -237,6 +259,10 @@ def print_summary(
         f"closed meanwhile {r['closed']}, otherwise refused {r['refused']}, "
         f"unanswered {r['unanswered']}"
     )
+    print(
+        f"  log-ins {r['logins']} (of which again, after being logged out: {r['relogins']}); "
+        f"saves sent while logged out {r['logged_out']}"
+    )
     print(f"  database: {r['matches']} matches, {r['deals']} deals, integrity {r['integrity']}")
     if r["read_seconds"]:
         print(
@@ -255,6 +281,8 @@ def print_summary(
     for what, shown in findings.examples.items():
         for example in shown:
             print(f"    {what}: {example}")
+    for failure in (traffic.login_failures + reads.traffic.login_failures)[:10]:
+        print(f"    could not log in: {failure}")
     for error in (traffic.server_errors + reads.traffic.server_errors)[:10]:
         print(f"    5xx: {error}")
     for crash in server.crashes:

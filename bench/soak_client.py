@@ -57,6 +57,9 @@ class Traffic:
         self.server_errors: list[str] = []  # "POST /m/x/deals -> 500"
         self.resends = 0  # requests sent again after no answer
         self.unanswered = 0  # requests given up after PATIENCE
+        self.logins = 0  # log-ins through the log-in form
+        self.relogins = 0  # of which: a phone sent to log in again (a lost session)
+        self.login_failures: list[str] = []  # phones that could not log in, and why
 
     def take(self) -> bool:
         """Count one request; False when the run's request budget is spent."""
@@ -149,6 +152,55 @@ class Browser:
         return Answer(response.status, names, text, set_now.get("session", ""))
 
 
+class LoginFailed(Exception):
+    """A phone could not log in: wrong password, rate limited, or no answer."""
+
+
+class Member(Browser):
+    """A phone logged in to an account, as a club's scorer is: it logs in once through
+    the real ``/login`` form (keeping the session cookie it gets) and sends it with every
+    request. Log-ins are rows in the database (``services.accounts``), so they outlive a
+    restart of the server; should the server send the phone to ``/login`` all the same, it
+    logs in again (counted in ``relogins``, not an error) and, for a page, asks again. A
+    form sent while logged out comes back as the redirect: its CSRF token belonged to the
+    old session, so the caller decides what to do (a save was not made)."""
+
+    def __init__(
+        self, port: int, traffic: Traffic, username: str, password: str, timeout: float = TIMEOUT
+    ) -> None:
+        super().__init__(port, traffic, timeout)
+        self.username, self.password = username, password
+        self.logins = 0
+        self.relogins = 0
+
+    def log_in(self) -> None:
+        """The log-in page, then its form with the username and password; raises
+        ``LoginFailed`` unless the server redirects away from ``/login``."""
+        page = super().send("GET", "/login")
+        if page is None or page.status != 200:
+            raise LoginFailed(f"GET /login -> {page.status if page else 'no answer'}")
+        hidden = forms_of(page.text).get("/login", {})
+        fields = {**hidden, "username": self.username, "password": self.password}
+        answer = super().send("POST", "/login", urlencode(fields))
+        if answer is None or answer.status != 303 or logged_out(answer):
+            status = answer.status if answer else "no answer"
+            raise LoginFailed(f"POST /login as {self.username} -> {status}")
+        self.logins += 1
+
+    def send(self, method: str, path: str, body: str | None = None) -> Answer | None:
+        answer = super().send(method, path, body)
+        if answer is None or not logged_out(answer):
+            return answer
+        self.relogins += 1
+        self.log_in()
+        return super().send(method, path, body) if method == "GET" else answer
+
+
+def logged_out(answer: Answer) -> bool:
+    """Whether the server sent the phone to log in (only a logged-out phone is)."""
+    return answer.status in (302, 303) and answer.location == "/login"
+
+
 def set_cookies(headers: list[str]) -> dict[str, str]:
     """The cookies that ``Set-Cookie`` headers set, by name ("" for one cleared).
 
@@ -232,7 +284,7 @@ class Write:
     entries: list[dict[str, Any]]  # as the form says, in the engine's terms
     key: str = ""  # a record's submission key
     base: int = 0  # a correction's version of the deal it was made on
-    outcome: str = "unanswered"  # acked, stale, closed, refused, unanswered
+    outcome: str = "unanswered"  # acked, stale, closed, refused, logged_out, unanswered
     status: int = 0
     reason: str = ""  # for a refused save: the status and what the page said
 

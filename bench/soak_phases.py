@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import secrets
 import tempfile
 import threading
 import time
@@ -17,14 +18,23 @@ from flask_migrate import upgrade
 from sqlalchemy import event, inspect, select, text
 
 from bench.history import ClubHistory, build_club, replicated
-from bench.soak_client import Browser, Budget, Ledger, Traffic
+from bench.soak_client import Browser, Budget, Ledger, LoginFailed, Member, Traffic
 from bench.soak_scorers import Pool, Scorer, Shared
 from bench.soak_server import Server
 from scorekeeper.app import create_app
 from scorekeeper.engine import PRESETS, Side
 from scorekeeper.extensions import db
 from scorekeeper.models import Club, Deal, Match, Player, Season
-from scorekeeper.services import aggregates, clubs, data_export, data_import, matches, ratings
+from scorekeeper.services import (
+    accounts,
+    aggregates,
+    clubs,
+    data_export,
+    data_import,
+    matches,
+    memberships,
+    ratings,
+)
 
 MAX_REQUESTS = 500_000  # a hard bound on the run's traffic, whatever the durations
 #: Seconds a reader waits for one page: the whole history's CSV of a club of thousands
@@ -35,16 +45,19 @@ READ_TIMEOUT = 120.0
 
 @dataclass
 class Prepared:
-    """The club and matches stored before the server starts."""
+    """The club, its accounts and the matches stored before the server starts."""
 
     club_id: str
     pool: list[Shared]
     baseline: set[str]  # submission keys of the deals already stored
     history: int
+    owner: tuple[str, str]  # the club owner's username and password
+    scorers: list[tuple[str, str]]  # one account with the scorer role per scorer
 
 
-def prepare(app: Flask, history: int, shared: int) -> Prepared:
-    """Migrate the empty database, build the club's history and the shared matches."""
+def prepare(app: Flask, history: int, shared: int, scorers: int) -> Prepared:
+    """Migrate the empty database, build the club's history, its accounts (an owner, and
+    one scorer account per scorer) and the shared matches."""
     with app.app_context():
         present = set(inspect(db.engine).get_table_names())
         if present - {"alembic_version"}:
@@ -60,6 +73,7 @@ def prepare(app: Flask, history: int, shared: int) -> Prepared:
         made = quick_history(history)
         club = clubs.get_club(made.club_id)
         assert club is not None
+        owner, scoring = club_accounts(club, scorers)
         pool = []
         for number in range(shared):
             four = random.Random(number).sample(("Ann", "Bob", "Cid", "Dee", "Eve", "Fay"), 4)
@@ -72,7 +86,21 @@ def prepare(app: Flask, history: int, shared: int) -> Prepared:
         baseline = set(db.session.scalars(select(Deal.submission_key)))
         db.session.remove()
         db.engine.dispose()
-    return Prepared(made.club_id, pool, baseline, history)
+    return Prepared(made.club_id, pool, baseline, history, owner, scoring)
+
+
+def club_accounts(club: Club, scorers: int) -> tuple[tuple[str, str], list[tuple[str, str]]]:
+    """What a real club has: an account that owns it, and its scorers' accounts, signed up
+    (``services.accounts``) and given their roles (``services.memberships``) as the app
+    does. Returns the owner's and the scorers' usernames and passwords."""
+    made = []
+    for name, role in [("soak-owner", "owner")] + [
+        (f"soak-scorer-{n}", "scorer") for n in range(scorers)
+    ]:
+        password = secrets.token_urlsafe(12)
+        memberships.add_member(club, accounts.sign_up(name, password), role)
+        made.append((name, password))
+    return made[0], made[1:]
 
 
 #: Past matches built through the services; a longer history copies them (``replicated``).
@@ -159,7 +187,8 @@ def write_phase(
     ledger, traffic = Ledger(), Traffic(MAX_REQUESTS)
     pool = Pool(list(prepared.pool))
     phones = [
-        Scorer(n, server.port, prepared.club_id, pool, ledger, traffic) for n in range(scorers)
+        Scorer(n, server.port, prepared.club_id, pool, ledger, traffic, prepared.scorers[n])
+        for n in range(scorers)
     ]
     started = time.monotonic()
     planned, last = started + seconds, started + seconds + GRACE
@@ -189,11 +218,26 @@ def write_phase(
     for thread in threads[scorers:]:
         thread.join()
     server.kill_at = None
+    for phone in phones:
+        traffic.logins += phone.member.logins
+        traffic.relogins += phone.member.relogins
+        if phone.login_failure:
+            traffic.login_failures.append(phone.login_failure)
     return ledger, traffic
 
 
-def read_urls(app: Flask, club_id: str, limit: int = 40) -> list[str]:
-    """Every kind of page: home, club, standings, CSVs, players, matches, rules, meld, API."""
+@dataclass
+class Pages:
+    """The read phase's pages: those anyone may read (a public club's), and those only the
+    club's owner (the settings) or its scorers (a new match) may open."""
+
+    public: list[str]
+    owner: list[str]
+
+
+def read_urls(app: Flask, club_id: str, limit: int = 40) -> Pages:
+    """Every kind of page: home, club, standings, CSVs, players, matches, rules, meld, API,
+    the club's settings and new-match page."""
     with app.app_context():
         club = db.session.scalar(select(Club).where(Club.public_id == club_id))
         assert club is not None
@@ -205,13 +249,13 @@ def read_urls(app: Flask, club_id: str, limit: int = 40) -> list[str]:
     urls = ["/", "/clubs", c, f"{c}?view=partnerships", f"{c}?season={season}", f"{c}?sort=wins"]
     urls += [f"{c}/standings.csv", f"{c}/standings.csv?view=partnerships", f"{c}/matches.csv"]
     urls += [f"{c}/matches.csv?season={season}", f"{c}/players", f"{c}/players?q=a"]
-    urls += [f"{c}/tonight", f"{c}/settings", f"{c}/matches/new", "/matches/new"]
+    urls += [f"{c}/tonight", "/matches/new"]
     urls += ["/rules", "/rules/presets/classic", "/meld", "/api/v1/rules", "/api/v1/openapi.json"]
     for player in players:
         urls += [f"{c}/p/{player}", f"{c}/p/{player}?season={season}"]
     for public_id in random.Random(5).sample(ids, min(limit, len(ids))):
         urls += [f"/m/{public_id}", f"/api/v1/matches/{public_id}", f"/meld?match={public_id}"]
-    return urls
+    return Pages(urls, [*urls, f"{c}/settings", f"{c}/members", f"{c}/matches/new"])
 
 
 @dataclass
@@ -225,15 +269,26 @@ class Reads:
     traffic: Traffic = field(default_factory=lambda: Traffic(MAX_REQUESTS))
 
 
-def read_phase(port: int, urls: list[str], connections: int, seconds: float) -> Reads:
-    """``connections`` phones requesting random pages of ``urls`` for ``seconds``."""
+def read_phase(
+    port: int, pages: Pages, owner: tuple[str, str], connections: int, seconds: float
+) -> Reads:
+    """``connections`` phones requesting random pages for ``seconds``: every other phone is
+    the club's owner, logged in once, reading every page (its settings too); the others
+    are visitors without an account, reading what anyone may."""
     reads = Reads()
     deadline = time.monotonic() + seconds
     lock = threading.Lock()
 
     def reader(number: int) -> None:
-        rng, browser = random.Random(number), Browser(port, reads.traffic, READ_TIMEOUT)
+        rng = random.Random(number)
+        browser: Browser = Browser(port, reads.traffic, READ_TIMEOUT)
+        urls = pages.public
+        if number % 2:
+            browser = Member(port, reads.traffic, *owner, timeout=READ_TIMEOUT)
+            urls = pages.owner
         try:
+            if isinstance(browser, Member):
+                browser.log_in()
             while time.monotonic() < deadline:
                 url = rng.choice(urls)
                 began = time.monotonic()
@@ -245,7 +300,14 @@ def read_phase(port: int, urls: list[str], connections: int, seconds: float) -> 
                         reads.failures[f"GET {url} -> {answer.status if answer else 'none'}"] += 1
         except Budget:
             pass
+        except LoginFailed as failure:
+            with lock:
+                reads.traffic.login_failures.append(str(failure))
         finally:
+            if isinstance(browser, Member):
+                with lock:
+                    reads.traffic.logins += browser.logins
+                    reads.traffic.relogins += browser.relogins
             browser.close()
 
     started = time.monotonic()

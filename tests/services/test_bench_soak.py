@@ -12,17 +12,27 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from support import make_app
 
+from scorekeeper.app import create_app
 from scorekeeper.engine import PRESETS, Side
 from scorekeeper.extensions import db
-from scorekeeper.models import Deal, MatchSide, Player, SideResult, StandingLine
+from scorekeeper.models import (
+    AccountSession,
+    Deal,
+    MatchSide,
+    Player,
+    SideResult,
+    StandingLine,
+)
 from scorekeeper.models import Match as MatchRow
 from scorekeeper.services import data_export, data_import, matches
 
@@ -209,9 +219,78 @@ def test_the_soak_runs_the_real_server_and_ends_with_a_clean_json_line(tmp_path,
     result = json.loads(out.strip().splitlines()[-1])
     assert code == 0, out
     assert result["acknowledged"] > 0 and result["reads"] > 0 and result["kills"] == 1
-    for name in ("lost", "duplicated", "wrong_totals", "wrong_standings", "errors_5xx"):
+    # the two scorers logged in to score the club's matches, and one reader as its owner
+    assert result["logins"] >= 3
+    names = ("lost", "duplicated", "wrong_totals", "wrong_standings", "errors_5xx", "refused")
+    for name in (*names, "login_failures"):
         assert result[name] == 0
     assert result["integrity"] == "ok"
+
+
+def test_a_scorer_stays_logged_in_across_a_kill_and_logs_in_again_when_logged_out(tmp_path):
+    """The soak's scorer accounts, on the real server: a scorer logs in once through the
+    form; its session (a database row) outlives ``kill -9`` and a restart; when the server
+    has ended it (deleted here, as a password reset does), a page logs in again by
+    itself, and a form sent meanwhile comes back as the redirect to log in."""
+    phases, client, served = bench("soak_phases"), bench("soak_client"), bench("soak_server")
+    uri = f"sqlite:///{tmp_path / 'logins.sqlite3'}"
+    app = create_app({"SQLALCHEMY_DATABASE_URI": uri, "SECRET_KEY": "soak-test"})
+    prepared = phases.prepare(app, 0, shared=2, scorers=1)
+    env = {**os.environ, "DATABASE_URL": uri, "SCOREKEEPER_SECRET_KEY": "soak-test"}
+    server = served.Server(served.free_port(), env, tmp_path / "server.log", 2)
+    traffic = client.Traffic(1000)
+    phone = client.Member(server.port, traffic, *prepared.scorers[0])
+    visitor = client.Browser(server.port, traffic)
+    new, create = f"/c/{prepared.club_id}/matches/new", f"/c/{prepared.club_id}/matches"
+
+    def end_every_session() -> None:
+        with app.app_context():
+            db.session.execute(delete(AccountSession))
+            db.session.commit()
+            db.session.remove()
+
+    server.start()
+    try:
+        assert client.logged_out(visitor.get(new))  # a club's new match needs a scorer
+        with pytest.raises(client.LoginFailed, match="soak-scorer-0 -> 422"):
+            client.Member(server.port, traffic, "soak-scorer-0", "not the password").log_in()
+        phone.log_in()
+        assert phone.get(new).status == 200
+        server.watch()
+        server.kill_at = time.monotonic()
+        while server.kills == 0 or not server.restart_seconds:
+            time.sleep(0.05)
+        assert phone.get(new).status == 200 and (phone.logins, phone.relogins) == (1, 0)
+        end_every_session()
+        page = phone.get(new)
+        assert page.status == 200 and (phone.logins, phone.relogins) == (2, 1)
+        token = client.forms_of(page.text)[create]["csrf_token"]
+        end_every_session()
+        answer = phone.post(create, {"csrf_token": token, "rules": "classic"})
+        assert client.logged_out(answer) and (phone.logins, phone.relogins) == (3, 2)
+        assert phone.get(new).status == 200
+    finally:
+        phone.close()
+        visitor.close()
+        server.stop()
+        with app.app_context():
+            db.engine.dispose()
+    assert server.crashes == [] and traffic.errors_5xx == 0
+
+
+def test_a_phone_sent_to_the_log_in_page_is_seen_as_logged_out():
+    client = bench("soak_client")
+    sent = client.Answer(302, {"location": "/login?next=/m/x/deals/1/edit"}, "")
+    assert client.logged_out(sent)
+    assert client.logged_out(client.Answer(303, {"location": "http://127.0.0.1:1/login"}, ""))
+    assert not client.logged_out(client.Answer(303, {"location": "/m/x"}, ""))
+    assert not client.logged_out(client.Answer(200, {}, "<form action=/login>"))
+
+
+def test_the_soak_server_lets_every_phone_log_in_twice_and_never_lowers_the_limit():
+    soak = bench("soak")
+    assert soak.login_limit(1, 1) == "10 per minute;60 per hour"  # the app's own default
+    assert soak.login_limit(8, 16) == "48 per minute;288 per hour"
 
 
 @pytest.mark.parametrize(
