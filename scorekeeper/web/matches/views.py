@@ -15,7 +15,7 @@ from ...services import rule_sets
 from ..actor import current_actor
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
-from .context import match_context, preview_context
+from .context import match_context, preview_context, refused_announcement, saved_announcement
 
 bp = Blueprint("matches", __name__)
 
@@ -148,10 +148,14 @@ def record(public_id: str) -> Response:
         except EngineError as error:
             general = forms.apply_problems(form, error.problems)
         else:
+            announcement = saved_announcement(loaded, expected or len(loaded.game.deals))
             if wants_fragment():
-                return render("matches/show.html", "matches/_match.html", **match_context(loaded))
+                context = match_context(loaded, outcome="saved", announcement=announcement)
+                return render("matches/show.html", "matches/_match.html", **context)
+            flash(announcement, "saved")
             return redirect(url_for(".show", public_id=public_id), 303)
-    context = match_context(loaded, form=form, general_errors=general)
+    context = match_context(loaded, form=form, general_errors=general, outcome="refused")
+    context["announcement"] = refused_announcement(context)
     return render("matches/show.html", "matches/_match.html", invalid_status(), **context)
 
 
