@@ -42,8 +42,9 @@ _PRESET_DICTS: Final[tuple[dict[str, Any], ...]] = (
         "description": (
             "Five decks, 2 to 6 players (usually two partnerships). Going out needs two clean,"
             " two dirty and one wild book; a wild book is worth 1500. A red three left in an"
-            " unpicked foot costs 100 only when another side went out. Only a black three on"
-            " top blocks the pile: a wild card on top is taken with two wild cards from hand."
+            " unpicked foot costs 100 only when another side went out, and only a black three"
+            " on top blocks the pile (a wild card on top is taken with two wild cards from"
+            " hand): both as the Bosnian source words them."
         ),
         "source": "Pravila kartaške igre rukom i nogom - Kako igrati rukom i nogom (Bosnian)",
         "players": {
@@ -82,7 +83,9 @@ _PRESET_DICTS: Final[tuple[dict[str, Any], ...]] = (
         "name": "Four books",
         "description": (
             "One deck more than there are players; 2 or 3 play alone, 4 in two partnerships."
-            " No wild books: going out needs two clean and two dirty books."
+            " No wild books: going out needs two clean and two dirty books. A wild card or a"
+            " three on top blocks the pile, and every red three left in a foot nobody picked"
+            " up costs 100. The source plays exactly four deals; every value is its own."
         ),
         "source": "Ruka a noha: varianta hry Canasta (Czech)",
         "players": {"layouts": [[1, 1], [1, 1, 1], [2, 2]]},
@@ -115,7 +118,8 @@ _PRESET_DICTS: Final[tuple[dict[str, Any], ...]] = (
             " The wild book is worth 150 as the Russian source gives it; pagat's English"
             " text of the same rules gives 1500, so check which your table plays. The table"
             " agrees on the number of deals (4 by default); the minimum melds are the other"
-            " sources' (the Russian text gives none)."
+            ' sources\' (the Russian text gives none), and "one meld at a time" is read as'
+            " one unfinished meld per rank."
         ),
         "source": "Рука и нога (Hand and Foot), Bill Whitnack's rules (Russian)",
         "players": {"layouts": [[2, 2]]},

@@ -127,6 +127,9 @@ def test_red_threes_in_a_foot_count_against_the_supply() -> None:
 
 
 def test_a_player_alone_who_went_out_has_no_red_three_left_in_a_foot() -> None:
+    """Bosnian: going out is "'izađu' (oslobodite se svih karata)" (go out: rid yourselves
+    of all cards), and a red three comes up when found: a player alone who went out holds
+    none in a hand or a foot. Two such red threes are two errors, one per field."""
     side = {**GONE_OUT_FOUR, "red_threes_left_in_foot": 1, "red_threes_left": 1}
     with pytest.raises(EntryError) as error:
         score_deal(FOUR_BOOKS, 1, 2, [side, {}])
@@ -167,7 +170,9 @@ def test_a_known_seating_the_rule_set_does_not_allow_is_refused() -> None:
 def test_a_player_alone_who_went_out_is_refused_cards_left_without_a_match(
     left: dict[str, Any],
 ) -> None:
-    """Two players alone (two sides of two players): the request alone shows it."""
+    """Bosnian: "'izađu' (oslobodite se svih karata)" (go out: rid yourselves of all
+    cards). Two players in two sides are two players alone: the request alone shows that
+    5 points, or a black three (5), left beside the player who went out cannot be."""
     with pytest.raises(EntryError) as error:
         score_deal(FOUR_BOOKS, 1, 2, [{**GONE_OUT_FOUR, **left}, {}])
     assert [p.field for p in error.value.problems] == ["sides[0].left"]
@@ -353,6 +358,29 @@ def test_a_preset_cites_its_source_by_title_and_language(preset_id: str) -> None
     source = PRESETS[preset_id].source
     assert "seeds" not in source and ".txt" not in source
     assert source.endswith(("(Bosnian)", "(Czech)", "(Russian)"))
+
+
+@pytest.mark.parametrize(
+    ("preset_id", "said"),
+    [
+        ("classic", ["only when another side went out", "only a black three",
+                     "as the Bosnian source words them"]),
+        ("four-books", ["A wild card or a three on top blocks the pile",
+                        "every red three left in a foot nobody picked up costs 100",
+                        "exactly four deals"]),
+        ("whitnack", ["the source names no penalty", "worth 150 as the Russian source",
+                      "agrees on the number of deals", "the Russian text gives none",
+                      "read as one unfinished meld per rank"]),
+    ],
+)  # fmt: skip
+def test_a_presets_description_says_what_is_its_sources_and_what_a_reading(
+    preset_id: str, said: list[str]
+) -> None:
+    """RULES.md 5: each preset's description says where a value is the source's and where
+    it is a reading or a default (notes (1) to (7))."""
+    description = PRESETS[preset_id].description
+    for words in said:
+        assert words in description, words
 
 
 # -- rule sets and matches saved before these knobs -------------------------------------

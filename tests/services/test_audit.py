@@ -255,3 +255,18 @@ def test_club_standings_follow_restores_and_never_read_the_trail() -> None:
     db.session.execute(delete(AuditEvent))
     db.session.commit()
     assert standings.standings(club.id, club.min_games) == table
+
+
+@pytest.mark.usefixtures("ctx")
+def test_a_restored_deal_keeps_its_red_three_in_an_unpicked_foot() -> None:
+    """The standard deal with side B's red three in its unpicked foot (RULES.md 7): the
+    removal keeps the count apart, and the restored deal scores 3990 and 510 again."""
+    foot = [STANDARD[0], {**STANDARD[1], "red_threes_left": 0, "red_threes_left_in_foot": 1}]
+    loaded = _play(_start(), EVEN, foot)
+    matches.remove_last_deal(loaded, 2)
+    removal = _events(loaded)[-1]
+    assert removal.before["sides"][1]["entry"]["red_threes_left_in_foot"] == 1
+    restore_deal(_reload(loaded), 2, removal.id, ANN)
+    assert _reload(loaded).game.totals == (620 + 3990, 620 + 510)
+    side_b = _stored(loaded, 2)["sides"][1]
+    assert (side_b["entry"]["red_threes_left_in_foot"], side_b["total"]) == (1, 510)

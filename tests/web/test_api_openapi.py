@@ -155,3 +155,30 @@ def test_an_invalid_rule_set_is_refused_by_the_schema_and_by_the_engine(
     assert not validator(document, "RuleSet").is_valid(broken)
     response = client.post("/api/v1/score", json={**examples.SCORE_REQUEST, "rules": broken})
     assert [p["field"] for p in response.json["errors"]] == ["rules.decks", "rules.deals"]
+
+
+def test_the_document_describes_issue_10s_fields_and_refusals(document: dict[str, Any]) -> None:
+    """RULES.md 6: the wild card on top, the second meld of a rank, the seating."""
+    schemas = document["components"]["schemas"]
+    assert "pile_blocked_by holds wild" in schemas["Meld"]["properties"]["top_card"]["description"]
+    reasons = schemas["MeldVerdict"]["properties"]["reasons"]["description"]
+    assert "one_open_meld_per_rank" in reasons
+    sides = schemas["ScoreRequest"]["properties"]["sides"]["description"]
+    assert "seating the rule set allows" in sides and "red threes left" in sides
+    rules = schemas["RuleSet"]["properties"]
+    assert "minimum-meld table is then fitted" in rules["deals"]["description"]
+    assert rules["one_open_meld_per_rank"]["default"] is False
+    assert rules["pile_blocked_by"]["default"] == ["black3", "wild"]
+
+
+def test_the_wild_card_on_top_example_is_answered_as_rules_md_says(
+    client: FlaskClient, document: dict[str, Any]
+) -> None:
+    """3 jokers = 150 legal; kings 3 x 10 = 30 legal; the second kings meld is not."""
+    meld = document["paths"]["/meld"]["post"]["requestBody"]["content"]["application/json"]
+    example = meld["examples"]["wild_card_on_top"]["value"]
+    validator(document, "MeldRequest").validate(example)
+    answer = client.post("/api/v1/meld", json=example)
+    validator(document, "MeldCheck").validate(answer.json)
+    assert [m["legal"] for m in answer.json["melds"]] == [True, True, False]
+    assert (answer.json["counted"], answer.json["enough"]) == (180, False)

@@ -262,3 +262,16 @@ def test_a_match_started_with_saved_rules_keeps_its_frozen_copy(
     assert (shown.status, shown.melds[0].value, shown.notices) == (200, 45, [])
     url = tap(client, f"/meld?match={public_id}", "add:K")
     assert query_of(url) == [("match", public_id), ("deal", "1"), ("m", "K.3.0.0")]
+
+
+def test_house_rules_without_wild_books_whose_wild_card_does_not_block_say_so(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Four books with only a three blocking the pile: a wild card on top could only start
+    a meld of only wild cards, which these rules do not allow."""
+    data = {**PRESETS["four-books"].to_dict(), "name": "Threes only", "pile_blocked_by": ["black3"]}
+    origin = save(app, data)
+    shown = check(client, f"rules={origin}&deal=1&m=wild.0.3.0.t")
+    assert "which these rules do not allow" in shown.text
+    assert shown.melds[0].legal is False
+    assert "no wild books" in shown.melds[0].text

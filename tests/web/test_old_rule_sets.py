@@ -73,3 +73,28 @@ def test_an_old_exported_file_imports_and_reads_with_the_defaults(
         ["black3", "wild"],
         False,
     )
+
+
+def test_an_old_share_link_opens_and_its_copy_keeps_the_old_meaning(
+    app: Flask, client: FlaskClient
+) -> None:
+    """A share link to house rules saved before the knobs: the card says what they meant,
+    and the copy imported from it reads the defaults (RULES.md section 4)."""
+    with app.app_context():
+        row = SavedRuleSet(name="Old classic", rules=old_classic())
+        db.session.add(row)
+        db.session.commit()
+        public_id = row.public_id
+    card = text(client.get(f"/r/{public_id}").get_data(as_text=True))
+    assert "Red three left in hand or unpicked foot −100" in card
+    response = client.post(f"/r/{public_id}/import", data={"name": "Copied"})
+    assert response.status_code == 303, response.get_data(as_text=True)
+    with app.app_context():
+        copied = db.session.scalars(select(SavedRuleSet).where(SavedRuleSet.name == "Copied"))
+        rules = copied.one().rules
+    assert rules["red_three"]["left_in_foot"] == -100
+    assert rules["red_three"]["foot_only_if_opponent_out"] is False
+    assert (rules["pile_blocked_by"], rules["one_open_meld_per_rank"]) == (
+        ["black3", "wild"],
+        False,
+    )

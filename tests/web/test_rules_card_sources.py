@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from typing import Any
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
+from helpers import show
+
+from scorekeeper.engine import PRESETS, RuleSet, Side
+from scorekeeper.services import matches, rule_sets
 
 
 def text(html: str) -> str:
@@ -21,17 +27,15 @@ def card(client: FlaskClient, preset_id: str, print_view: bool = False) -> str:
     return text(response.get_data(as_text=True))
 
 
-@pytest.mark.parametrize(
-    ("preset_id", "cited"),
-    [
-        (
-            "classic",
-            "“Pravila kartaške igre rukom i nogom - Kako igrati rukom i nogom”, in Bosnian",
-        ),
-        ("four-books", "“Ruka a noha: varianta hry Canasta”, in Czech"),
-        ("whitnack", "“Рука и нога (Hand and Foot), Bill Whitnack”, in Russian"),
-    ],
-)
+#: How the card cites each preset's source: its title, in its language.
+CITED = {
+    "classic": "“Pravila kartaške igre rukom i nogom - Kako igrati rukom i nogom”, in Bosnian",
+    "four-books": "“Ruka a noha: varianta hry Canasta”, in Czech",
+    "whitnack": "“Рука и нога (Hand and Foot), Bill Whitnack”, in Russian",
+}
+
+
+@pytest.mark.parametrize(("preset_id", "cited"), CITED.items())
 @pytest.mark.parametrize("print_view", [False, True])
 def test_a_preset_card_cites_its_source_by_title_and_language_never_a_file(
     client: FlaskClient, preset_id: str, cited: str, print_view: bool
@@ -84,10 +88,71 @@ def test_the_four_books_card_says_a_wild_card_blocks_the_pile(client: FlaskClien
 def test_the_match_page_card_of_a_six_deal_match_shows_six_minimum_melds(
     client: FlaskClient,
 ) -> None:
-    from helpers import new_match_data, show
+    from helpers import new_match_data
 
     response = client.post("/matches", data={**new_match_data("whitnack"), "deals_in_game": "6"})
     page = text(show(client, response.headers["Location"].removeprefix("/m/")))
     assert "Deal 5 150 Deal 6 150" in page
     assert "Deals in a game 6" in page
     assert "gives no minimum meld" in page  # a frozen copy of a preset keeps its notes
+
+
+# -- rule sets that name their source as the presets did before ------------------------
+
+LEGACY = {
+    "classic": "Bosnian rule source (shared/seeds/000_f39004b1ffcd09d7.txt)",
+    "four-books": "Czech rule source (shared/seeds/002_10af36338e7c99d0.txt)",
+    "whitnack": (
+        "Russian rule source, Bill Whitnack's rules (shared/seeds/004_d878a51282fabc65.txt)"
+    ),
+}
+
+
+def _frozen_before(preset_id: str) -> dict[str, Any]:
+    """A preset as a match froze it before issue 10: its source a file path, no new knobs
+    (and under whitnack a red three left cost 100)."""
+    data = PRESETS[preset_id].to_dict()
+    del data["pile_blocked_by"], data["one_open_meld_per_rank"]
+    left = -100 if preset_id == "whitnack" else data["red_three"]["left"]
+    data["red_three"] = {**data["red_three"], "left": left}
+    del data["red_three"]["left_in_foot"], data["red_three"]["foot_only_if_opponent_out"]
+    data["source"] = LEGACY[preset_id]
+    return data
+
+
+@pytest.mark.parametrize(("preset_id", "cited"), CITED.items())
+def test_a_match_frozen_before_cites_its_source_by_title_without_todays_notes(
+    app: Flask, client: FlaskClient, preset_id: str, cited: str
+) -> None:
+    """The frozen copy keeps its values (no note of today's preset would be true of it),
+    but its card cites the source as the presets do now, not by a file path."""
+    layout = ("Ana", "Ben"), ("Cleo", "Dan")
+    with app.app_context():
+        rules = RuleSet.from_dict(_frozen_before(preset_id))
+        loaded = matches.start_match(rules, preset_id, [Side(p) for p in layout], 0)
+        public_id = loaded.row.public_id
+    page = text(show(client, public_id))
+    assert f"Source {cited}" in page
+    assert "seeds" not in page and ".txt" not in page
+    assert "the source's own" not in page and "gives no minimum meld" not in page
+
+
+def test_a_house_rule_made_from_a_preset_before_cites_the_source_by_title(
+    app: Flask, client: FlaskClient
+) -> None:
+    with app.app_context():
+        data = {**_frozen_before("four-books"), "name": "Grandma's"}
+        public_id = rule_sets.create(data).public_id
+    page = text(client.get(f"/rules/{public_id}").get_data(as_text=True))
+    assert f"Source {CITED['four-books']}" in page
+    assert "seeds" not in page
+    assert "are the source's own" not in page  # notes belong to the preset itself
+
+
+def test_a_house_rule_with_its_own_source_keeps_its_words(app: Flask, client: FlaskClient) -> None:
+    with app.app_context():
+        data = {**PRESETS["classic"].to_dict(), "name": "Ours", "source": "Aunt Mila's notebook"}
+        public_id = rule_sets.create(data).public_id
+    page = text(client.get(f"/rules/{public_id}").get_data(as_text=True))
+    assert "Source Aunt Mila's notebook" in page
+    assert "only when another side went out:" not in page

@@ -70,6 +70,18 @@ MELD_REQUEST: Final[dict[str, Any]] = {
     ],
 }
 
+#: RULES.md 5 note (4) and 6: under classic a wild card on top is taken with two wild
+#: cards from hand (3 jokers: 150); a second unfinished meld of kings is not legal.
+MELD_WILD_TOP_REQUEST: Final[dict[str, Any]] = {
+    "rules": "classic",
+    "deal": 2,
+    "melds": [
+        {"rank": "wild", "jokers": 3, "top_card": True},
+        {"rank": "K", "naturals": 3},
+        {"rank": "K", "naturals": 4},
+    ],
+}
+
 MELD_RESPONSE: Final[dict[str, Any]] = {
     "deal": 2,
     "minimum": 90,

@@ -87,7 +87,14 @@ def _paths() -> dict[str, Any]:
                 "first_meld": {
                     "summary": "A first meld of 200 in deal 2.",
                     "value": examples.MELD_REQUEST,
-                }
+                },
+                "wild_card_on_top": {
+                    "summary": (
+                        "classic: a wild card on top taken with two from hand (150), and a"
+                        " second meld of kings, not legal while the first is unfinished."
+                    ),
+                    "value": examples.MELD_WILD_TOP_REQUEST,
+                },
             },
             examples.MELD_RESPONSE,
         ),

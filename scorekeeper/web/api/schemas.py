@@ -78,7 +78,13 @@ def _meld() -> dict[str, Any]:
         "top_card": {
             "type": "boolean",
             "default": False,
-            "description": "Made with the top card of the discard pile (counted in naturals).",
+            "description": (
+                "Made with the top card of the discard pile (counted in naturals; it needs"
+                " the pair from hand the rule set asks for). At most one meld has it. On a"
+                " wild meld the top card is a wild card (counted in jokers or twos): refused"
+                " where the rule set's pile_blocked_by holds wild, elsewhere it needs two"
+                " wild cards from hand and a rule set with wild books."
+            ),
         },
     }
     return closed(properties, ["rank"])
@@ -133,7 +139,18 @@ def component_schemas() -> dict[str, Any]:
                 "rules": ref("RulesChoice"),
                 "deal": integer(1, 20, "The deal number, from 1."),
                 "players": integer(1, 100, "How many players sit at the table."),
-                "sides": {"type": "array", "minItems": 2, "items": ref("SideEntry")},
+                "sides": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": ref("SideEntry"),
+                    "description": (
+                        "One entry per side, in seating order. The players in this many"
+                        " sides must make a seating the rule set allows (e.g. four-books"
+                        " refuses four players alone, whitnack anything but two pairs): a"
+                        " 422 on sides. Where every side is one player, one who went out"
+                        " has no cards, black threes or red threes left."
+                    ),
+                },
             },
             ["rules", "deal", "players", "sides"],
         ),
@@ -168,7 +185,17 @@ def component_schemas() -> dict[str, Any]:
             {
                 "legal": {"type": "boolean"},
                 "value": integer_,
-                "reasons": {"type": "array", "items": {"type": "string"}},
+                "reasons": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": (
+                        "Why the meld is not legal, in a player's words: too few or too many"
+                        " cards, too many wild cards for its size, a wild meld without wild"
+                        " books, a pickup without its pair or from too small a pile, a wild"
+                        " card on top, or a second unfinished meld of a rank where the rule"
+                        " set allows one (one_open_meld_per_rank; the first stays legal)."
+                    ),
+                },
             },
             ["legal", "value", "reasons"],
         ),

@@ -7,11 +7,23 @@ source's title stays in its own language (it is the name of the text).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Final
 
 from flask_babel import gettext as _
 
 from ...engine import PRESETS, RuleSet
+
+#: How the presets named their sources before issue 10: by a file path of the repository.
+#: Rule sets frozen into matches, saved as house rules, shared or exported then still say
+#: so; the card cites the same text by its title and language instead.
+LEGACY_SOURCES: Final = {
+    "Bosnian rule source (shared/seeds/000_f39004b1ffcd09d7.txt)": "classic",
+    "Czech rule source (shared/seeds/002_10af36338e7c99d0.txt)": "four-books",
+    "Russian rule source, Bill Whitnack's rules (shared/seeds/004_d878a51282fabc65.txt)": (
+        "whitnack"
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -23,14 +35,33 @@ class Source:
 
 
 def preset_of(rules: RuleSet) -> str | None:
-    """The preset ``rules`` is (or is a match's frozen copy of), by id and source."""
+    """The preset ``rules`` is, or a match's frozen copy of it: the same id and the same
+    values but for the number of deals the table chose (its minimum melds fitted), so a
+    copy frozen before the preset changed, whose values differ, gets no notes."""
     preset = PRESETS.get(rules.id)
-    return rules.id if preset is not None and preset.source == rules.source else None
+    if preset is None:
+        return None
+    fitted = replace(
+        preset.with_deals(rules.deals),
+        name=rules.name,
+        description=rules.description,
+        source=rules.source,
+    )
+    return rules.id if fitted == rules else None
+
+
+def source_of(rules: RuleSet) -> str | None:
+    """The preset whose source ``rules`` names, as presets name it now or named it before
+    (a house rule made from a preset keeps its source)."""
+    for preset_id, preset in PRESETS.items():
+        if rules.source == preset.source:
+            return preset_id
+    return LEGACY_SOURCES.get(rules.source)
 
 
 def source_text(rules: RuleSet) -> str:
-    """The source by title and language for a preset; a house rule's own words otherwise."""
-    preset_id = preset_of(rules)
+    """A preset's source by title and language; a house rule's own words otherwise."""
+    preset_id = source_of(rules)
     if preset_id is None:
         return rules.source
     source = _sources()[preset_id]
