@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, request, url_for
@@ -10,8 +11,10 @@ from flask_babel import gettext as _
 from werkzeug import Response
 
 from ...engine import EngineError, RuleSet, Side
+from ...extensions import db
+from ...models import Club
+from ...services import clubs, rule_sets
 from ...services import matches as service
-from ...services import rule_sets
 from ..actor import current_actor
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
@@ -226,6 +229,28 @@ def remove(public_id: str, number: int) -> Response:
         return redirect(url_for(".show", public_id=public_id), 303)
     context = match_context(loaded, removing=number)
     return render("matches/remove.html", "matches/remove.html", **context)
+
+
+@bp.post("/m/<public_id>/rematch")
+def rematch(public_id: str) -> Response:
+    """A finished match's rematch: the same players in the same seats, the same rules (the
+    match's frozen copy, its number of deals too), dealt first by whoever would deal next;
+    a club match's rematch is a club match played today."""
+    loaded = _loaded(public_id)
+    game, row = loaded.game, loaded.row
+    if not game.finished:
+        return redirect(url_for(".show", public_id=public_id), 303)
+    first_dealer = (game.first_dealer + len(game.deals)) % game.player_count
+    club = db.session.get(Club, row.club_id) if row.club_id is not None else None
+    if club is not None:
+        new = clubs.start_club_match(
+            club, game.rules, game.sides, first_dealer, date.today(), deals=game.rules.deals
+        )
+    else:
+        new = service.start_match(
+            game.rules, row.rules_origin, game.sides, first_dealer, deals=game.rules.deals
+        )
+    return redirect(url_for(".show", public_id=new.public_id), 303)
 
 
 @bp.post("/m/<public_id>/reopen")
