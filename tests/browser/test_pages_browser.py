@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from conftest import LiveServer
+from playwright.sync_api import expect
 
 from scorekeeper.engine import PRESETS, Side
 from scorekeeper.extensions import db
@@ -179,3 +180,21 @@ def test_every_page_fits_390_px_with_big_targets_and_whole_words(page: Any, club
         if width > 390 or small or broken:
             problems[path] = {"width": width, "small": small, "broken": broken}
     assert problems == {}, json.dumps(problems, indent=1)
+
+
+def test_standings_on_a_phone_show_six_columns_and_the_rest_one_tap_away(
+    page: Any, club: Club
+) -> None:
+    page.goto(f"/c/{club.club_id}")
+    headers = page.locator(".standings-table thead th:visible")
+    assert [h.strip() for h in headers.all_inner_texts()] == [
+        "#", "Name", "G", "Win %", "Form", "Rating",
+    ]  # fmt: skip
+    table = page.locator(".standings-table").bounding_box()
+    assert table is not None and table["x"] + table["width"] <= 390
+    page.get_by_text("Every column").click()
+    expect(headers).to_have_count(18)
+    page.set_viewport_size({"width": 1024, "height": 800})
+    page.reload()
+    expect(headers).to_have_count(18)
+    expect(page.get_by_text("Every column")).to_be_hidden()
