@@ -183,3 +183,92 @@
   document.addEventListener("DOMContentLoaded", function () { localise(document); });
   document.addEventListener("htmx:afterSettle", function () { localise(document); });
 })();
+
+/* Feedback where the eye is. After a deal is sent, the server marks #match with
+   data-outcome: "saved" -> the new deal's sheet comes into view under the (sticky) new
+   totals and focus goes to its first control; "refused" -> the view moves to the first
+   error (each names its side) and focus to its field. The #announce live region, outside
+   #match, says the same aloud. */
+(function () {
+  "use strict";
+
+  function firstControl(form) {
+    return form.querySelector("input[name=went_out]:checked") ||
+      form.querySelector("input:not([type=hidden]), button, select");
+  }
+
+  function firstError(root) {
+    var invalid = root.querySelector("#deal-entry [aria-invalid=true]");
+    if (invalid) return { focus: invalid, show: invalid.closest(".sheet-row") || invalid };
+    var general = root.querySelector("#deal-entry .errors.general, #deal-entry .errors");
+    if (general) {
+      var form = general.closest("form");
+      return { focus: form ? firstControl(form) : null, show: general };
+    }
+    return null;
+  }
+
+  function react(root) {
+    var match = root.querySelector("#match[data-outcome]");
+    if (!match) return;
+    var outcome = match.dataset.outcome;
+    match.removeAttribute("data-outcome");
+    var form = match.querySelector("#deal-entry");
+    if (outcome === "saved") {
+      if (form) {
+        form.scrollIntoView({ block: "start" });
+        var control = firstControl(form);
+        if (control) control.focus({ preventScroll: true });
+      } else {
+        match.scrollIntoView({ block: "start" });  // the match is over: the result
+      }
+    } else if (outcome === "refused") {
+      var error = firstError(match);
+      if (!error) return;
+      error.show.scrollIntoView({ block: "center" });
+      if (error.focus) error.focus.focus({ preventScroll: true });
+    }
+  }
+
+  document.addEventListener("htmx:afterSettle", function () { react(document); });
+  document.addEventListener("DOMContentLoaded", function () { react(document); });
+})();
+
+/* A preview must never land after its deal was saved (its going-out checklists, swapped
+   out of band, would show the saved deal's books on the next deal's sheet): while the
+   deal form is being sent, no preview starts, and a preview answering for a sheet that
+   is gone is dropped. */
+(function () {
+  "use strict";
+  var sending = false;
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    if (elt && elt.id === "deal-entry") sending = true;
+    else if (elt && elt.id === "preview" && sending) event.preventDefault();
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var elt = event.detail.elt;
+    if (elt && elt.id === "deal-entry") sending = false;
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var elt = event.detail.elt;
+    if (elt && elt.id === "preview" && (sending || !document.body.contains(elt))) {
+      event.detail.shouldSwap = false;
+    }
+  });
+})();
+
+/* Who deals first: each seat's option shows its player's name as soon as it is typed
+   (the server does the same when it shows the form again). */
+(function () {
+  "use strict";
+  document.addEventListener("input", function (event) {
+    var input = event.target;
+    if (!input.id || !input.form) return;
+    var options = input.form.querySelectorAll("option[data-name-from='" + input.id + "']");
+    Array.prototype.forEach.call(options, function (option) {
+      option.textContent = input.value.trim() || option.dataset.seat;
+    });
+  });
+})();

@@ -2,12 +2,34 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
+
+#: Where the screenshots of the standard deal go (README, "Tests"): build/screenshots.
+SCREENSHOTS = Path(
+    os.environ.get(
+        "SCOREKEEPER_SCREENSHOTS", Path(__file__).resolve().parents[2] / "build" / "screenshots"
+    )
+)
+
+#: Adds up every vertical scroll of the page from now on, whatever moved it.
+COUNT_SCROLLING = """
+() => { window.scrolled = 0; let last = window.scrollY;
+        addEventListener('scroll', () => { window.scrolled += Math.abs(window.scrollY - last);
+                                           last = window.scrollY; }, { passive: true }); }
+"""
+
+#: The [top, bottom] of each running total on the screen.
+TOTALS_BOXES = """
+() => Array.from(document.querySelectorAll('.totals .side-total'))
+  .map(e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; })
+"""
 
 #: Visible controls smaller than 44 x 44 px; a radio or checkbox counts by its label.
 SMALL_TARGETS = """
@@ -37,13 +59,20 @@ def assert_fits_a_phone(page: Any) -> None:
 
 
 def test_the_standard_deal_scores_3990_and_510_in_sixteen_taps(page: Any) -> None:
+    """Done when (issue 12): at 390 x 844, at most 16 taps and keystrokes, at most one screen
+    height of scrolling from the open match to the tap on Save, and both new totals on the
+    screen after it; the entry and the scoreboard are saved as screenshots."""
     start_match(page)
     assert_fits_a_phone(page)
+    page.evaluate(COUNT_SCROLLING)
     taps = 0
 
     def tap(selector: str) -> None:
+        # a person scrolls only as far as needed to see the control between the sticky bars
         nonlocal taps
-        page.locator(selector).click()
+        target = page.locator(selector)
+        target.evaluate("e => e.scrollIntoView({block: 'nearest'})")
+        target.click()
         taps += 1
 
     def type_number(selector: str, digits: str) -> None:
@@ -52,23 +81,33 @@ def test_the_standard_deal_scores_3990_and_510_in_sixteen_taps(page: Any) -> Non
         page.keyboard.type(digits)
         taps += len(digits)
 
+    # row by row down the sheet, as on paper
     tap("label.choice:has(input[name=went_out][value='0'])")  # fills 2 clean, 2 dirty, 1 wild
     expect(page.locator("#sides-0-books_wild")).to_have_value("1")
-    tap("[aria-controls='sides-0-red_threes'][data-step='1']")
-    type_number("#sides-0-melded_points", "690")
     tap("[aria-controls='sides-1-books_clean'][data-step='1']")
-    type_number("#sides-1-melded_points", "185")
-    type_number("#sides-1-left_points", "75")
+    tap("[aria-controls='sides-0-red_threes'][data-step='1']")
     # side B's red three is in its unpicked foot: -100 under classic, as side A went out
     tap("[aria-controls='sides-1-red_threes_left_in_foot'][data-step='1']")
+    type_number("#sides-0-melded_points", "690")
+    type_number("#sides-1-melded_points", "185")
+    type_number("#sides-1-left_points", "75")
     expect(page.locator("#preview tfoot")).to_contain_text("+3990")
     expect(page.locator("#preview tfoot")).to_contain_text("+510")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / "standard-deal-entry.png")
+    save = page.get_by_role("button", name="Save deal 1")
+    expect(save).to_be_in_viewport()  # the bottom bar: no scrolling to reach it
+    scrolled = page.evaluate("window.scrolled")
     tap("button:has-text('Save deal 1')")
 
     expect(page.locator(".totals")).to_contain_text("3990")
     expect(page.locator(".totals")).to_contain_text("510")
     expect(page.get_by_role("heading", name="Enter deal 2")).to_be_visible()
+    page.screenshot(path=SCREENSHOTS / "standard-deal-saved.png")
     assert taps <= 16
+    assert scrolled <= 844, f"{scrolled} px of scrolling from the open match to Save"
+    for top, bottom in page.evaluate(TOTALS_BOXES):
+        assert top >= 0 and bottom <= 844, (top, bottom)
     assert_fits_a_phone(page)
 
 
@@ -102,3 +141,61 @@ def test_numbers_typed_survive_a_reload_until_the_deal_is_saved(page: Any) -> No
     page.reload()
     expect(page.locator("#sides-0-melded_points")).to_have_value("")
     expect(page.locator("#deal-entry .flash")).to_have_count(0)
+
+
+def test_after_a_save_the_next_deal_is_ready_and_the_totals_are_read_out(page: Any) -> None:
+    start_match(page)
+    page.locator("label.choice:has(input[name=went_out][value='0'])").click()
+    page.fill("#sides-0-melded_points", "690")
+    page.fill("#sides-1-left_points", "75")
+    page.get_by_role("button", name="Save deal 1").click()
+    expect(page.get_by_role("heading", name="Enter deal 2")).to_be_visible()
+    expect(page.locator("#announce")).to_have_text(
+        "Deal 1 saved. Ann & Bob 3890, Cy & Di -75. Next: deal 2."
+    )
+    # focus on the next deal's first control, the sheet's top under the totals
+    focused = page.evaluate("[document.activeElement.name, document.activeElement.value]")
+    assert focused == ["went_out", ""]
+    expect(page.locator("#deal-entry h2")).to_be_in_viewport()
+    for top, bottom in page.evaluate(TOTALS_BOXES):
+        assert top >= 0 and bottom <= 844
+    # a preview sent as Save was tapped must not bring deal 1's books back to the checklist
+    page.wait_for_load_state("networkidle")
+    expect(page.locator("#checklist-0 li.met")).to_have_count(0)
+    expect(page.locator("#checklist-0")).to_contain_text("2 clean (has 0)")
+
+
+def test_a_refused_deal_shows_its_first_error_naming_the_side(page: Any) -> None:
+    start_match(page)
+    page.locator("label.choice:has(input[name=went_out][value='1'])").click()
+    expect(page.locator("#sides-1-books_wild")).to_have_value("1")
+    page.locator("[aria-controls='sides-1-books_wild'][data-step='-1']").click()
+    page.fill("#sides-1-melded_points", "600")
+    page.locator("#sides-1-left_points").scroll_into_view_if_needed()
+    page.get_by_role("button", name="Save deal 1").click()
+    error = page.locator("#sides-1-books_wild-errors")
+    expect(error).to_have_text("Cy & Di: Going out needs 1 wild book; this side has 0.")
+    expect(error).to_be_in_viewport()
+    expect(page.locator("#sides-1-books_wild")).to_be_focused()
+    expect(page.locator("#announce")).to_have_text(
+        "Deal 1 is not saved: Cy & Di: Going out needs 1 wild book; this side has 0."
+    )
+
+
+def test_who_deals_first_offers_the_names_typed(page: Any) -> None:
+    page.goto("/matches/new?rules=classic&layout=2%2B2")
+    names = page.locator("#first_dealer option")
+    expect(names).to_have_text(
+        ["Side 1, player 1", "Side 2, player 1", "Side 1, player 2", "Side 2, player 2"]
+    )
+    # a team's optional name comes after its players
+    order = page.evaluate(
+        "Array.from(document.querySelectorAll('fieldset.side-names')[0]"
+        ".querySelectorAll('input')).map(e => e.id)"
+    )
+    assert order == ["side_0_player_0", "side_0_player_1", "side_0_name"]
+    for i, name in enumerate(["Ann", "Bob", "Cy", "Di"]):
+        page.fill(f"#side_{i // 2}_player_{i % 2}", name)
+    expect(names).to_have_text(["Ann", "Cy", "Bob", "Di"])
+    page.fill("#side_1_player_1", "")
+    expect(names.nth(3)).to_have_text("Side 2, player 2")

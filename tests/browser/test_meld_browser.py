@@ -24,7 +24,7 @@ def test_tapping_a_meld_together_turns_short_by_into_enough(page: Any) -> None:
     expect(verdict(page)).to_have_text("Short by 50")
     page.evaluate("window.stillTheSamePage = true")
 
-    page.get_by_role("button", name="Add a meld: Kings").tap()
+    page.get_by_role("button", name="K — add a meld of Kings").tap()
     expect(verdict(page)).to_have_text("Short by 20")
     expect(page).to_have_url("/meld?rules=classic&deal=1&m=K.3.0.0")
 
@@ -70,7 +70,7 @@ def test_without_javascript_the_buttons_still_build_the_meld(no_js_page: Any) ->
     page = no_js_page
     page.goto("/meld?rules=four-books&deal=1")
     expect(verdict(page)).to_have_text("Short by 50")
-    page.get_by_role("button", name="Add a meld: Aces").click()
+    page.get_by_role("button", name="A — add a meld of Aces").click()
     expect(page).to_have_url("/meld?rules=four-books&deal=1&m=A.3.0.0")
     expect(verdict(page)).to_have_text("Enough: 60 of 50")
     expect(page.get_by_role("button", name="Add a meld of only wild cards")).to_be_disabled()
@@ -117,7 +117,7 @@ def test_many_saved_rule_sets_fit_a_phone_and_switch_in_place(
     expect(page.get_by_label("Rules", exact=True)).to_have_value(many_house_rules[5])
     assert page.evaluate("window.stillTheSamePage") is True, "htmx swapped, no reload"
 
-    page.get_by_role("button", name="Add a meld: Aces").tap()
+    page.get_by_role("button", name="A — add a meld of Aces").tap()
     expect(verdict(page)).to_have_text("Enough: 108 of 50")
     expect(page).to_have_url(f"/meld?rules={many_house_rules[5]}&deal=1&m=K.3.0.0&m=A.3.0.0")
     page.go_back()

@@ -78,7 +78,7 @@ def test_a_red_three_in_the_foot_costs_100_only_when_the_other_side_went_out(
 
 def test_whitnack_keeps_one_stepper_for_red_threes_left(page: Any) -> None:
     start(page, "whitnack")
-    expect(page.locator("#deal-entry")).to_contain_text("Left in hand or foot")
+    expect(page.locator("#deal-entry")).to_contain_text("Not laid (left in hand or foot)")
     expect(page.locator("#sides-0-red_threes_left_in_foot")).to_have_count(0)
 
 

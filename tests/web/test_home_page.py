@@ -98,3 +98,23 @@ def test_the_home_page_lists_at_most_twenty_matches_in_progress(client: FlaskCli
         )
     html = client.get("/").get_data(as_text=True)
     assert html.count("Resume: deal 1 of 4") == 20
+
+
+def test_two_matches_in_progress_are_told_apart_by_their_last_change(
+    app: Flask, client: FlaskClient
+) -> None:
+    first = start_match(client)
+    second = start_match(client)
+    _play(client, second, [(SIDE_A_COUNTS, SIDE_B_POINTS, 0)])
+    with app.app_context():
+        stamps = {
+            row.public_id: row.updated_at.strftime("%H:%M")
+            for row in db.session.query(MatchRow).filter(MatchRow.public_id.in_([first, second]))
+        }
+    items = _home(client).find_all("a", cls="resume")
+    times = [item.find_all("time")[0] for item in items]
+    assert [t.attrs["datetime"][11:16] for t in times] == [stamps[second], stamps[first]]
+    assert all(
+        "last change" in item.text and t.text.endswith("UTC")
+        for item, t in zip(items, times, strict=True)
+    )

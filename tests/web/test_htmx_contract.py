@@ -160,14 +160,16 @@ def test_the_preview_without_javascript_shows_the_page_with_the_typed_numbers_ke
     assert deal_count(app, public_id) == 1
 
 
-def test_the_preview_lists_the_problems_of_an_impossible_entry(client: FlaskClient) -> None:
+def test_the_preview_lists_the_problems_of_an_impossible_entry_each_naming_its_side(
+    client: FlaskClient,
+) -> None:
     public_id = start_match(client)
     data = deal_form_data({"melded_joker": 11}, {"left_points": 13})
     html = client.post(f"/m/{public_id}/preview", data=data, headers=HX).get_data(as_text=True)
     problems = [li.text for ul in parse(html).find_all("ul", cls="errors") for li in ul.iter()[1:]]
     assert problems == [
-        "Five decks hold only 10 jokers; the sides report 11.",
-        "Every card is worth a multiple of 5 here, so 13 cannot be right.",
+        "Ana & Boris: Five decks hold only 10 jokers; the sides report 11.",
+        "Cecile & Dusan: Every card is worth a multiple of 5 here, so 13 cannot be right.",
     ]
 
 

@@ -46,7 +46,8 @@ def test_anything_but_a_whole_number_in_range_gets_one_message_beside_the_field(
     response = client.post(f"/m/{public_id}/deals", data=data)
     assert response.status_code == 422
     html = response.get_data(as_text=True)
-    assert errors_beside(html, field) == [f"Enter a whole number from 0 to {bound}."]
+    side = "Ana & Boris" if field.startswith("sides-0-") else "Cecile & Dusan"
+    assert errors_beside(html, field) == [f"{side}: Enter a whole number from 0 to {bound}."]
     assert len(all_errors(html)) == 1
     assert deal_count(app, public_id) == 0
 

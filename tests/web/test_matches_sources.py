@@ -60,7 +60,7 @@ def test_a_rule_set_that_treats_hand_and_foot_alike_keeps_one_stepper(
     names = _inputs(html)
     assert "sides-1-red_threes_left" in names
     assert "sides-1-red_threes_left_in_foot" not in names
-    assert "Left in hand or foot" in html
+    assert "Not laid (left in hand or foot)" in html
 
 
 def test_the_standard_deal_with_its_red_three_in_the_foot_scores_3990_and_510(
@@ -126,7 +126,7 @@ def test_a_match_started_with_six_deals_keeps_six_and_fits_its_minimum_melds(
     for _ in range(5):
         enter_deal(client, public_id, {"melded_points": 10}, {})
     html = show(client, public_id)
-    assert "Enter deal 6" in html and "minimum meld 150" in html
+    assert "Enter deal 6" in html and "Minimum meld: 150" in html
 
 
 def test_a_two_deal_match_is_finished_after_two_deals(app: Flask, client: FlaskClient) -> None:
@@ -210,7 +210,7 @@ def test_a_match_saved_before_keeps_its_scores_and_its_corrections_score_the_old
         public_id = row.public_id
     html = show(client, public_id)
     assert totals(html) == [2850, 115]
-    assert "Left in hand or foot" in html  # the old copy treats hand and foot alike
+    assert "Not laid (left in hand or foot)" in html  # the old copy treats hand and foot alike
     response = client.get(f"/api/v1/matches/{public_id}")
     assert response.json["totals"] == [2850, 115]
     assert response.json["rules"]["red_three"]["left_in_foot"] == -100

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import g
+from flask_babel import gettext as _
 
 from ...engine import EngineError, Match, going_out_checklist, score_deal
 from ...engine.cards import describe_key
@@ -35,10 +36,14 @@ def match_context(
     preview: dict[str, Any] | None = None,
     editing: int | None = None,
     removing: int | None = None,
+    outcome: str | None = None,
+    announcement: str = "",
     **trail: Any,
 ) -> dict[str, Any]:
     """Everything the match page, its fragment and the edit page need.
 
+    ``outcome`` ("saved" or "refused") tells the page's script where to move the eye after
+    a deal was sent, and ``announcement`` is what screen readers hear then.
     ``trail``: the history's message or errors and the naming form (``web/matches/trail.py``).
     """
     game, row = loaded.game, loaded.row
@@ -74,6 +79,8 @@ def match_context(
         "editing": editing,
         "removing": removing,
         "groups": _groups(game),
+        "counts_open": _counts_open(game, form),
+        "sheet_class": _sheet_class(len(game.sides)),
         "checklists": _checklists(game, form),
         "requires": dict(game.rules.going_out_requires),
         "chart": running_totals_chart(game),
@@ -81,8 +88,40 @@ def match_context(
         # this browser's identity (its cookie is made here) only where it may change the
         # match: a visitor who only reads a club's match gets no cookie
         "device": current_device() if g.get("match_writable", True) else None,
+        "outcome": outcome,
+        "announcement": announcement,
         **trail,
     }
+
+
+def saved_announcement(loaded: LoadedMatch, number: int) -> str:
+    """ "Deal 1 saved. Ann & Bob 3990, Cy & Di 510. Next: deal 2." (or who won)."""
+    game = loaded.game
+    pairs = zip(game.sides, game.totals, strict=True)
+    totals = ", ".join(f"{side.label} {total}" for side, total in pairs)
+    if not game.finished:
+        after = _("Next: deal %(n)s.", n=game.current_deal)
+    elif game.is_draw:
+        after = _("A draw.")
+    else:
+        after = _("%(side)s won.", side=game.sides[game.winner].label)
+    return _("Deal %(n)s saved. %(totals)s. %(after)s", n=number, totals=totals, after=after)
+
+
+def refused_announcement(context: dict[str, Any]) -> str:
+    """ "Deal 1 is not saved: Cy & Di: Going out needs 2 clean books; this side has 1."."""
+    first = next(iter(context["general_errors"]), None)
+    if first is None:
+        first = next(iter(_side_errors(context["form"], context["labels"])), "")
+    return _("Deal %(n)s is not saved: %(why)s", n=context["deal"], why=first)
+
+
+def _side_errors(form: Any, labels: list[str]) -> list[str]:
+    """Every error of the deal form, each after the name of the side it belongs to."""
+    found = [str(e) for e in form.went_out.errors]
+    for label, side in zip(labels, form.sides, strict=True):
+        found.extend(f"{label}: {e}" for field in side for e in field.errors)
+    return found
 
 
 def _fresh_form(loaded: LoadedMatch, editing: int | None) -> Any:
@@ -122,7 +161,32 @@ def _groups(game: Match) -> dict[str, list[tuple[str, str, int]]]:
 
 
 def _label(key: str) -> str:
-    return describe_key(key).replace("cards from ", "").capitalize()
+    """``"8-K"`` -> ``"8 to K"``, ``"joker"`` -> ``"Jokers"`` (only the first letter raised)."""
+    text = describe_key(key).replace("cards from ", "")
+    return text[:1].upper() + text[1:]
+
+
+#: From which screen width the score sheet fits its sides as columns (static/css/sheet.css).
+COLUMNS_FROM = {2: "always", 3: "360", 4: "576", 5: "832", 6: "832"}
+
+
+def _sheet_class(sides: int) -> str:
+    """The match page's classes for its score sheet: the side count and from which width
+    the sides stand as columns (more than 6 sides are always stacked)."""
+    return f"sides-{sides} cols-{COLUMNS_FROM.get(sides, 'never')}"
+
+
+def _counts_open(game: Match, form: Any) -> dict[str, bool]:
+    """Whether a block's "count the cards" rows start open: some side counted, or erred."""
+    result = {}
+    for block in ("melded", "left"):
+        names = [f"{block}_{forms.field_slug(key)}" for key in forms.card_keys(game.rules, block)]
+        result[block] = any(
+            side[name].data is not None or side[name].errors
+            for side in form.sides
+            for name in names
+        )
+    return result
 
 
 def _value(rules: Any, key: str) -> int:
@@ -152,30 +216,23 @@ def preview_context(game: Match, form: Any, deal: int) -> dict[str, Any]:
         "checklists": _checklists(game, form),
         "oob": True,  # the fragment also refreshes each side's going-out checklist
     }
+    labels = context["labels"]
     if not form.validate():
-        context["problems"] = [
-            error
-            for field in _all_fields(form)
-            for error in field.errors
-            if field.name != "csrf_token"
-        ]
+        context["problems"] = _side_errors(form, labels)
         return context
     entries = forms.entries_from_form(form, game.rules)
     try:
         score = score_deal(game.rules, deal, game.player_count, entries, game.side_sizes)
     except EngineError as error:
-        context["problems"] = [p.message for p in error.problems]
+        context["problems"] = [_named(p.field, p.message, labels) for p in error.problems]
     else:
         context["breakdowns"] = score.sides
     return context
 
 
-def _all_fields(form: Any) -> list[Any]:
-    fields = []
-    for field in form:
-        if field.type == "FieldList":
-            for sub in field:
-                fields.extend(sub.form)
-        else:
-            fields.append(field)
-    return fields
+def _named(path: str, message: str, labels: list[str]) -> str:
+    """An engine problem about ``sides[i]...`` after the name of side i."""
+    index, _sep, _rest = path.removeprefix("sides[").partition("]")
+    if path.startswith("sides[") and index.isdigit() and int(index) < len(labels):
+        return f"{labels[int(index)]}: {message}"
+    return message

@@ -113,19 +113,29 @@ def new_match_form(layout: tuple[int, ...], data: Any = None, deals: int = 4) ->
                 ),
             )
     form = NewMatchForm(formdata=data) if data is not None else NewMatchForm()
-    seats = seat_labels(layout)
-    form.first_dealer.choices = [SelectChoice(str(i), seat) for i, seat in enumerate(seats)]
+    form.seats = seats(layout)
+    form.first_dealer.choices = [
+        SelectChoice(str(index), (form[field].data or "").strip() or label)
+        for index, (field, label) in enumerate(form.seats)
+    ]
     return form
+
+
+def seats(layout: tuple[int, ...]) -> list[tuple[str, str]]:
+    """The seats in clockwise order: (the name field of who sits there, a label for the
+    seat until the name is typed). The page's script puts names in as they are typed."""
+    found = []
+    for seat in range(max(layout)):
+        for side, size in enumerate(layout):
+            if seat < size:
+                label = str(_l("Side %(side)s, player %(n)s", side=side + 1, n=seat + 1))
+                found.append((f"side_{side}_player_{seat}", label))
+    return found
 
 
 def seat_labels(layout: tuple[int, ...]) -> list[str]:
     """Labels for seats in clockwise order, before names are known."""
-    labels = []
-    for seat in range(max(layout)):
-        for side, size in enumerate(layout):
-            if seat < size:
-                labels.append(str(_l("Side %(side)s, player %(n)s", side=side + 1, n=seat + 1)))
-    return labels
+    return [label for _field, label in seats(layout)]
 
 
 def field_slug(key: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, request, url_for
@@ -11,13 +12,15 @@ from werkzeug import Response
 
 from ...database import reading_only
 from ...engine import EngineError, RuleSet, Side
+from ...extensions import db
+from ...models import Club
+from ...services import clubs, rule_sets
 from ...services import matches as service
-from ...services import rule_sets
 from .. import authz, storage
 from ..actor import current_actor, remember_match
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
-from .context import match_context, preview_context
+from .context import match_context, preview_context, refused_announcement, saved_announcement
 
 bp = Blueprint("matches", __name__)
 
@@ -172,10 +175,14 @@ def record(public_id: str) -> Response:
         except EngineError as error:
             general = forms.apply_problems(form, error.problems)
         else:
+            announcement = saved_announcement(loaded, expected or len(loaded.game.deals))
             if wants_fragment():
-                return render("matches/show.html", "matches/_match.html", **match_context(loaded))
+                context = match_context(loaded, outcome="saved", announcement=announcement)
+                return render("matches/show.html", "matches/_match.html", **context)
+            flash(announcement, "saved")
             return redirect(url_for(".show", public_id=public_id), 303)
-    context = match_context(loaded, form=form, general_errors=general)
+    context = match_context(loaded, form=form, general_errors=general, outcome="refused")
+    context["announcement"] = refused_announcement(context)
     return render("matches/show.html", "matches/_match.html", invalid_status(), **context)
 
 
@@ -252,6 +259,30 @@ def remove(public_id: str, number: int) -> Response:
         return redirect(url_for(".show", public_id=public_id), 303)
     context = match_context(loaded, removing=number)
     return render("matches/remove.html", "matches/remove.html", **context)
+
+
+@bp.post("/m/<public_id>/rematch")
+@authz.match("write")
+def rematch(public_id: str) -> Response:
+    """A finished match's rematch: the same players in the same seats, the same rules (the
+    match's frozen copy, its number of deals too), dealt first by whoever would deal next;
+    a club match's rematch is a club match played today."""
+    loaded = _loaded(public_id)
+    game, row = loaded.game, loaded.row
+    if not game.finished:
+        return redirect(url_for(".show", public_id=public_id), 303)
+    first_dealer = (game.first_dealer + len(game.deals)) % game.player_count
+    club = db.session.get(Club, row.club_id) if row.club_id is not None else None
+    if club is not None:
+        new = clubs.start_club_match(
+            club, game.rules, game.sides, first_dealer, date.today(), deals=game.rules.deals
+        )
+    else:
+        new = service.start_match(
+            game.rules, row.rules_origin, game.sides, first_dealer, deals=game.rules.deals
+        )
+    remember_match(new.public_id)  # on this browser's home page, like the match it follows
+    return redirect(url_for(".show", public_id=new.public_id), 303)
 
 
 @bp.post("/m/<public_id>/reopen")

@@ -1,0 +1,67 @@
+"""A finished match offers a rematch: same players in the same seats, the same rules (the
+match's frozen copy, its agreed number of deals too), dealt first by whoever deals next."""
+
+from __future__ import annotations
+
+from flask import Flask
+from flask.testing import FlaskClient
+from helpers import deal_count, enter_deal, new_match_data, show, start_match
+
+from scorekeeper.extensions import db
+from scorekeeper.models import Match as MatchRow
+from scorekeeper.services import clubs
+from scorekeeper.services.demo import four_deals, play
+
+
+def _row(app: Flask, public_id: str) -> tuple[dict, int, list[list[str]], int | None]:
+    with app.app_context():
+        row = db.session.query(MatchRow).filter_by(public_id=public_id).one()
+        names = [[p.name for p in side.players] for side in row.sides]
+        return row.rules, row.first_dealer, names, row.club_id
+
+
+def test_a_finished_match_starts_its_rematch_in_one_tap(app: Flask, client: FlaskClient) -> None:
+    response = client.post("/matches", data={**new_match_data(), "deals_in_game": "2"})
+    public_id = response.headers["Location"].removeprefix("/m/")
+    for _ in range(2):
+        assert enter_deal(client, public_id, {"melded_points": 50}, {}).status_code == 303
+    assert "Rematch" in show(client, public_id)
+    response = client.post(f"/m/{public_id}/rematch")
+    assert response.status_code == 303
+    new_id = response.headers["Location"].removeprefix("/m/")
+    assert new_id != public_id
+    old_rules, old_dealer, old_names, _club = _row(app, public_id)
+    new_rules, new_dealer, new_names, club_id = _row(app, new_id)
+    assert new_rules == old_rules and new_rules["deals"] == 2
+    assert new_names == old_names
+    assert new_dealer == (old_dealer + 2) % 4  # two deals passed the deal on twice
+    assert club_id is None
+    assert deal_count(app, new_id) == 0
+    assert "Enter deal 1" in show(client, new_id)
+
+
+def test_a_match_still_being_played_has_no_rematch(app: Flask, client: FlaskClient) -> None:
+    public_id = start_match(client)
+    assert "Rematch" not in show(client, public_id)
+    response = client.post(f"/m/{public_id}/rematch")
+    assert response.status_code == 303
+    assert response.headers["Location"] == f"/m/{public_id}"
+    with app.app_context():
+        assert db.session.query(MatchRow).count() == 1
+
+
+def test_a_club_match_s_rematch_is_played_in_the_club_today(
+    app: Flask, client: FlaskClient
+) -> None:
+    with app.app_context():
+        club = clubs.create_club("Tuesday", min_games=1)
+        public_id = play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300)).public_id
+        club_id = club.id
+    response = client.post(f"/m/{public_id}/rematch")
+    new_id = response.headers["Location"].removeprefix("/m/")
+    _rules, _dealer, names, new_club = _row(app, new_id)
+    assert new_club == club_id
+    assert names == [["Ann", "Bob"], ["Cid", "Dee"]]
+    with app.app_context():
+        row = db.session.query(MatchRow).filter_by(public_id=new_id).one()
+        assert all(p.player_id is not None for side in row.sides for p in side.players)
