@@ -215,7 +215,7 @@ def test_the_meld_check_answers_on_this_phone_without_a_connection(phone: Any) -
     controlled(page)
     phone.set_offline(True)
     verdict = page.locator("#meld-verdict")
-    page.get_by_role("button", name="Add a meld: Kings").click()
+    page.get_by_role("button", name="K — add a meld of Kings").click()
     expect(page.locator(".meld-offline-note")).to_contain_text("checked on this phone")
     expect(verdict).to_have_attribute("data-counted", "30")
     expect(verdict).to_have_attribute("data-minimum", "90")
@@ -270,8 +270,8 @@ def test_without_a_connection_a_wild_card_on_top_and_a_second_meld_follow_the_ru
         page.locator("#meld-0").get_by_role("button", name="One more: Jokers").click()
     expect(page.locator("#meld-0")).to_have_attribute("data-legal", "true")
     expect(verdict).to_have_attribute("data-counted", "150")
-    page.get_by_role("button", name="Add a meld: Kings").click()
-    page.get_by_role("button", name="Add a meld: Kings").click()
+    page.get_by_role("button", name="K — add a meld of Kings").click()
+    page.get_by_role("button", name="K — add a meld of Kings").click()
     expect(page.locator("#meld-2")).to_have_attribute("data-legal", "false")
     expect(page.locator("#meld-2 .meld-reasons")).to_contain_text(
         "Your side already starts a meld of kings: add these cards to it."
@@ -289,13 +289,13 @@ def test_without_a_connection_a_wild_card_on_top_and_a_second_meld_follow_the_ru
     page.goto("/meld?rules=four-books&deal=1")
     controlled(page)
     phone.set_offline(True)
-    page.get_by_role("button", name="Add a meld: Kings").click()
-    page.get_by_role("button", name="Top card: a wild card", exact=True).click()
+    page.get_by_role("button", name="K — add a meld of Kings").click()
+    page.get_by_role("button", name="Wild — top card: a wild card", exact=True).click()
     expect(page.locator(".meld-offline-note")).to_contain_text("checked on this phone")
     expect(page.locator(".meld-list > li")).to_have_count(1)  # no wild meld: the pile is blocked
-    expect(page.get_by_role("button", name="Top card: a wild card", exact=True)).to_have_attribute(
-        "aria-pressed", "true"
-    )
+    expect(
+        page.get_by_role("button", name="Wild — top card: a wild card", exact=True)
+    ).to_have_attribute("aria-pressed", "true")
     expect(page.locator("input[type=hidden][name=top]")).to_have_value("wild")
 
 

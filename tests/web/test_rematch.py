@@ -6,6 +6,7 @@ from __future__ import annotations
 from flask import Flask
 from flask.testing import FlaskClient
 from helpers import deal_count, enter_deal, new_match_data, show, start_match
+from support import owner_client
 
 from scorekeeper.extensions import db
 from scorekeeper.models import Match as MatchRow
@@ -56,7 +57,10 @@ def test_a_club_match_s_rematch_is_played_in_the_club_today(
     with app.app_context():
         club = clubs.create_club("Tuesday", min_games=1)
         public_id = play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300)).public_id
-        club_id = club.id
+        club_id, club_public_id = club.id, club.public_id
+    refused = client.post(f"/m/{public_id}/rematch")  # a stranger starts nothing in the club
+    assert refused.status_code in (302, 303) and "/login" in refused.headers["Location"]
+    client = owner_client(app, club_public_id)  # the club's people do
     response = client.post(f"/m/{public_id}/rematch")
     new_id = response.headers["Location"].removeprefix("/m/")
     _rules, _dealer, names, new_club = _row(app, new_id)
