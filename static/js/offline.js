@@ -109,20 +109,33 @@
   }
 
   /* What the user typed, side by side, with the form's own labels. */
+  /* What was typed, side by side, for the scoreboard: the score sheet names each field by
+     its row (aria-labelledby) and each side by its column's label. */
   function summary(form) {
-    return Array.prototype.map.call(form.querySelectorAll("fieldset.side-entry"), function (set) {
-      var legend = set.querySelector("legend");
-      var items = [];
-      set.querySelectorAll("input").forEach(function (input) {
-        if (!input.name || input.type === "hidden" || input.value === "") return;
-        var label = form.querySelector("label[for='" + input.id + "']");
-        var name = label ? label.childNodes[0].textContent.trim() : input.name;
-        items.push(name + " " + input.value);
-      });
-      var out = form.querySelector("input[name=went_out]:checked");
-      var went = out && out.value === set.dataset.side;
-      return { side: legend ? legend.childNodes[0].textContent.trim() : "", went: went, items: items };
+    var count = parseInt(form.dataset.sides, 10) || 0;
+    var sides = [];
+    for (var i = 0; i < count; i++) sides.push({ side: sideLabel(form, i), went: false, items: [] });
+    form.querySelectorAll("input[name^='sides-']").forEach(function (input) {
+      var m = /^sides-(\d+)-/.exec(input.name);
+      if (!m || input.type === "hidden" || input.value === "" || !sides[+m[1]]) return;
+      var rowId = (input.getAttribute("aria-labelledby") || "").split(" ")[0];
+      var row = rowId ? document.getElementById(rowId) : null;
+      var label = form.querySelector("label[for='" + input.id + "']");
+      var name = row ? row.childNodes[0].textContent.trim()
+        : label ? label.childNodes[0].textContent.trim() : input.name;
+      sides[+m[1]].items.push(name + " " + input.value);
     });
+    var out = form.querySelector("input[name=went_out]:checked");
+    if (out && out.value !== "" && sides[+out.value]) sides[+out.value].went = true;
+    return sides;
+  }
+
+  function sideLabel(form, index) {
+    var radio = form.querySelector("input[name=went_out][value='" + index + "']");
+    var named = radio && radio.closest("label") && radio.closest("label").querySelector(".side-label");
+    if (named) return named.textContent.trim();
+    var cell = form.querySelector("[id^='sides-" + index + "-'].cell-side, .cell-side[id^='sides-" + index + "-']");
+    return cell ? cell.textContent.trim() : String(index + 1);
   }
 
   function newKey() {
