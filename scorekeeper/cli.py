@@ -163,7 +163,11 @@ def build_parser() -> argparse.ArgumentParser:
             " an owner can change its settings, roles and seasons. The account must have"
             " signed up in the app first."
         ),
-        epilog=fill(" example:\n  scorekeeper club-owner 'Tuesday Card Club' ana"),
+        epilog=fill(
+            " examples:\n  scorekeeper club-owner 'Tuesday Card Club' ana\n"
+            "  scorekeeper club-owner -- -Xb3kQ2pLr9 ana",
+            "A public id may start with '-': put '--' before it.",
+        ),
         formatter_class=formatter,
     )
     owner.add_argument("club", help="the club's public id (from its address) or exact name")

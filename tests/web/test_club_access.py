@@ -158,7 +158,8 @@ def test_the_cli_gives_a_club_made_before_accounts_an_owner(app: Flask) -> None:
     assert result.exit_code == 0, result.output
     assert "ana is now an owner of Old club" in result.output
     assert role(app, "ana", public_id) == "owner"
-    missing = runner.invoke(args=["club-owner", public_id, "nobody"])
+    # "--": a public id may start with "-", which would read as an option
+    missing = runner.invoke(args=["club-owner", "--", public_id, "nobody"])
     assert missing.exit_code != 0 and "No account is called" in missing.output
 
 
