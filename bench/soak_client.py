@@ -221,7 +221,8 @@ def set_cookies(headers: list[str]) -> dict[str, str]:
 
 
 def flashed(cookie: str) -> bool:
-    """Whether a session cookie carries a flashed message (read, not verified: a bench)."""
+    """Whether a session cookie carries a flashed message other than "Deal N saved" (the
+    category ``saved``, told after every save): read, not verified, a bench."""
     if not cookie:
         return False
     compressed = cookie.startswith(".")
@@ -230,9 +231,12 @@ def flashed(cookie: str) -> bool:
         data = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
         if compressed:
             data = zlib.decompress(data)
-        return "_flashes" in json.loads(data)
-    except (ValueError, zlib.error):
+        flashes = json.loads(data).get("_flashes", [])
+    except (ValueError, zlib.error, AttributeError):
         return False
+    # Flask's session keeps each (category, message) tuple as {" t": [category, message]}.
+    categories = [f.get(" t", [None])[0] if isinstance(f, dict) else f[0] for f in flashes]
+    return any(category != "saved" for category in categories)
 
 
 class FormReader(HTMLParser):

@@ -10,6 +10,7 @@ on PostgreSQL are measured by ``.ci/run`` and reported in bench/README.md.
 
 from __future__ import annotations
 
+import base64
 import importlib
 import json
 import os
@@ -159,8 +160,15 @@ def test_the_session_cookie_s_flashed_message_and_the_hidden_fields_are_read():
         "/m/x/deals": {"csrf_token": "t", "expected_deal": "2"},
         "/m/x/reopen": {"csrf_token": "u"},
     }
-    plain = "eyJfZmxhc2hlcyI6W119.aw45Zg.sig"  # {"_flashes":[]}
-    assert client.flashed(plain) and not client.flashed("eyJjc3JmX3Rva2VuIjoiYSJ9.x.y")
+
+    def cookie(*flashes: tuple[str, str]) -> str:
+        session = {"_flashes": [{" t": list(f)} for f in flashes]}
+        return base64.urlsafe_b64encode(json.dumps(session).encode()).decode() + ".aw45Zg.sig"
+
+    closed = cookie(("info", "This match is finished: tap “Correct a deal” to reopen it."))
+    assert client.flashed(closed) and not client.flashed("eyJjc3JmX3Rva2VuIjoiYSJ9.x.y")
+    # "Deal 2 saved", told after every save, is no sign the match was closed meanwhile
+    assert not client.flashed(cookie(("saved", "Deal 2 saved."))) and not client.flashed(cookie())
     assert not client.flashed("") and not client.flashed("not a cookie")
 
 
@@ -219,6 +227,8 @@ def test_the_soak_runs_the_real_server_and_ends_with_a_clean_json_line(tmp_path,
     result = json.loads(out.strip().splitlines()[-1])
     assert code == 0, out
     assert result["acknowledged"] > 0 and result["reads"] > 0 and result["kills"] == 1
+    # both kinds of save were made and checked (a save taken for "closed" is not checked)
+    assert result["records_acknowledged"] > 0 and result["corrections_acknowledged"] > 0
     # the two scorers logged in to score the club's matches, and one reader as its owner
     assert result["logins"] >= 3
     names = ("lost", "duplicated", "wrong_totals", "wrong_standings", "errors_5xx", "refused")
