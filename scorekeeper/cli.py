@@ -18,6 +18,7 @@ from .cli_commands import (
     DEFAULT_PORT,
     DEMO_NAME,
     announce,
+    club_owner,
     demo_report,
     migrate,
     migrate_database,
@@ -25,7 +26,7 @@ from .cli_commands import (
     seed_demo,
     serve,
 )
-from .cli_errors import CommandError, guarded
+from .cli_errors import guarded
 from .cli_help import fill, formatter
 
 DESCRIPTION = """\
@@ -189,18 +190,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # for the commands added elsewhere and for the flask commands: one place to import from
 __all__ = ["announce", "build_parser", "demo_report", "main", "migrate_database", "migrated_app"]
-
-
-def club_owner(args: argparse.Namespace) -> None:
-    """Give a club (one made before accounts, say) an owner; see README "Clubs"."""
-    from .services import memberships
-
-    app = migrated_app()
-    with app.app_context():
-        try:
-            print(memberships.assign_owner(args.club, args.username))
-        except LookupError as error:
-            raise CommandError(str(error)) from None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -176,3 +176,15 @@ def demo_report(club: Any, created: bool, host: str, port: int, base: str | None
     lines += [f"  {url}" for url in urls]
     lines.append(f"  {network.this_computer_url(host, port, path)} (on this computer)")
     return lines
+
+
+def club_owner(args: argparse.Namespace) -> None:
+    """Give a club (one made before accounts, say) an owner; see README "Clubs"."""
+    from .services import memberships
+
+    app = migrated_app()
+    with app.app_context():
+        try:
+            print(memberships.assign_owner(args.club, args.username))
+        except LookupError as error:
+            raise CommandError(str(error)) from None
