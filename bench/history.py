@@ -17,6 +17,7 @@ from sqlalchemy import func, select
 from scorekeeper.engine import PRESETS, Side
 from scorekeeper.extensions import db
 from scorekeeper.models import Club, MatchPlayer, SideResult, new_public_id
+from scorekeeper.models.matches import new_onlooker_token
 from scorekeeper.services import clubs, demo, matches
 
 PEOPLE = (*demo.PEOPLE, "Ida", "Jon", "Kay", "Lou")  # twelve regulars, eight a night
@@ -176,7 +177,14 @@ def _copy_match(
     while public_id in used:  # a fresh random id, as the app makes one
         public_id = new_public_id()
     used.add(public_id)
-    add("matches", original, public_id=public_id)
+    # its own onlooker link, and no rematch link (a copy is the rematch of nothing)
+    add(
+        "matches",
+        original,
+        public_id=public_id,
+        onlooker_token=new_onlooker_token(),
+        rematch_of_id=None,
+    )
     match_id = new["matches"][original["id"]]
     for side in rows["match_sides"]:
         add("match_sides", side, match_id=match_id)

@@ -7,6 +7,7 @@ The watcher does what a supervisor does: when the server dies it is counted as a
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -18,7 +19,9 @@ from pathlib import Path
 from bench.soak_client import HOST
 
 ROOT = Path(__file__).resolve().parent.parent
-SERVE = (sys.executable, "-m", "scorekeeper.cli", "serve")  # this checkout's code, not main's
+SERVE = (sys.executable, "-m", "scorekeeper.cli", "serve")
+#: What serve says when its server process crashed and it started it again.
+KEPT = re.compile(r"the server stopped \((SIG[A-Z]+), after")  # this checkout's code, not main's
 
 
 class Server:
@@ -44,6 +47,7 @@ class Server:
                 env=self.env,
                 stdout=out,
                 stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: a kill takes serve and its server
             )
         self._wait_ready()
 
@@ -68,7 +72,7 @@ class Server:
             assert self.process is not None
             if self.kill_at is not None and time.monotonic() >= self.kill_at:
                 self.kill_at = None
-                os.kill(self.process.pid, signal.SIGKILL)
+                os.killpg(self.process.pid, signal.SIGKILL)  # as a power cut would
                 self.process.wait()
                 self.kills += 1
                 self._restart()
@@ -82,19 +86,25 @@ class Server:
         self.restart_seconds.append(time.monotonic() - began)
 
     def stop(self) -> None:
-        """Stop watching and stop the server (Ctrl+C, then kill if it lingers)."""
+        """Stop watching and stop the server (Ctrl+C, then kill if it lingers). A server
+        process that crashed and that serve started again (scorekeeper/keeper.py) counts
+        as a crash too: its line in the log says how it ended."""
         self._stop.set()
         if self._watcher.is_alive():
             self._watcher.join()
+        self.crashes += [
+            f"server process ended by {m.group(1)}, started again by serve"
+            for m in KEPT.finditer(self.log.read_text(errors="replace"))
+        ]
         if self.process is None or self.process.poll() is not None:
             if self.process is not None and self.process.returncode not in (0, None):
                 self.crashes.append(_ended(self.process.returncode))
             return
-        self.process.send_signal(signal.SIGINT)
+        os.killpg(self.process.pid, signal.SIGINT)  # Ctrl+C reaches serve and its server
         try:
             self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
-            self.process.kill()
+            os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
 
 

@@ -132,7 +132,8 @@ def install(client: FlaskClient, encoding: str) -> Visit:
     with client.application.test_request_context():
         shell = shell_config()
     done = Visit()
-    for url in [*shell["assets"], *shell["pages"]]:
+    listed = f"/sw-shell.json?v={shell['version']}"  # the list it fetches first
+    for url in [listed, *shell["assets"], *shell["pages"]]:
         response = _get(client, url, encoding)
         done.add(url, response.status_code, len(response.data))
     return done

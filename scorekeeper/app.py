@@ -38,12 +38,13 @@ def register_extensions(app: Flask) -> None:
     """Bind the extensions; tune SQLite connections (foreign keys, WAL, BEGIN IMMEDIATE);
     refuse NUL characters in text sent to any database."""
     from .database import refuse_nul, tune_sqlite
+    from .web.i18n import select_locale
 
     db.init_app(app)
     migrate.init_app(app, db, directory=str(ROOT / "migrations"), render_as_batch=True)
     csrf.init_app(app)
     htmx.init_app(app)
-    babel.init_app(app)
+    babel.init_app(app, locale_selector=select_locale)
     login_manager.init_app(app)
     login_manager.login_view = "auth.login"
     login_manager.session_protection = "basic"
@@ -59,6 +60,7 @@ def register_blueprints(app: Flask) -> None:
     from .web.auth.views import bp as auth_bp
     from .web.clubs.views import bp as clubs_bp
     from .web.home.views import bp as home_bp
+    from .web.matches.live import bp as live_bp
     from .web.matches.trail import bp as trail_bp
     from .web.matches.views import bp as matches_bp
     from .web.meld.views import bp as meld_bp
@@ -68,6 +70,7 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(home_bp)
     app.register_blueprint(matches_bp)
     app.register_blueprint(trail_bp)
+    app.register_blueprint(live_bp)
     app.register_blueprint(meld_bp)
     app.register_blueprint(rules_bp)
     app.register_blueprint(clubs_bp)
@@ -86,11 +89,13 @@ def register_errorhandlers(app: Flask) -> None:
 
 def register_templating(app: Flask) -> None:
     """Template globals and filters shared by every page."""
+    from .web import i18n
     from .web.authz import register_templating
     from .web.templating import register
 
     register(app)
     register_templating(app)
+    i18n.register(app)
 
 
 def register_security_headers(app: Flask) -> None:

@@ -28,33 +28,59 @@ from .cli_commands import (
 )
 from .cli_errors import guarded
 from .cli_help import fill, formatter
+from .cli_i18n import _
 
-DESCRIPTION = """\
-Scorekeeper for Hand and Foot: keeps the score on the phones around the table.
+#: The examples in ``scorekeeper --help``: the command line and what it does.
+EXAMPLES = (
+    ("scorekeeper serve", "serve to the phones on this network, port 8000"),
+    ("scorekeeper serve --host 127.0.0.1", "serve to this computer only"),
+    ("scorekeeper seed-demo", "make a demo club with a season of matches"),
+    ("DATABASE_URL=postgresql://user@host/db scorekeeper migrate", ""),
+    ("scorekeeper backup backups/club-2026-03-05.sqlite3", ""),
+    ("scorekeeper export club.json", "every club, player, match and deal as JSON"),
+)
 
-Settings come from the environment (DATABASE_URL, SCOREKEEPER_SECRET_KEY, any
-SCOREKEEPER_<NAME>) or instance/config.py; without them the database is a SQLite file
-in instance/.
-"""
 
-EPILOG = """\
-examples:
-  scorekeeper serve                      serve to the phones on this network, port 8000
-  scorekeeper serve --host 127.0.0.1     serve to this computer only
-  scorekeeper seed-demo                  make a demo club with a season of matches
-  DATABASE_URL=postgresql://user@host/db scorekeeper migrate
-  scorekeeper backup backups/club-2026-03-05.sqlite3
-  scorekeeper export club.json           every club, player, match and deal as JSON
+def _description() -> str:
+    return fill(
+        _("Scorekeeper for Hand and Foot: keeps the score on the phones around the table."),
+        _(
+            "Settings come from the environment (DATABASE_URL, SCOREKEEPER_SECRET_KEY, any"
+            " SCOREKEEPER_<NAME>) or instance/config.py; without them the database is a"
+            " SQLite file in instance/."
+        ),
+    )
 
-Run 'scorekeeper COMMAND --help' for a command's options. Running a club server for
-real (PostgreSQL, several processes, a proxy with TLS): docs/deploy.md.
-"""
+
+def _epilog() -> str:
+    said = {
+        "serve to the phones on this network, port 8000": _(
+            "serve to the phones on this network, port 8000"
+        ),
+        "serve to this computer only": _("serve to this computer only"),
+        "make a demo club with a season of matches": _("make a demo club with a season of matches"),
+        "every club, player, match and deal as JSON": _(
+            "every club, player, match and deal as JSON"
+        ),
+    }
+    lines = [_("examples:")]
+    for command, what in EXAMPLES:
+        lines.append(f"  {command:<37}  {said[what]}".rstrip() if what else f"  {command}")
+    return fill(
+        " " + "\n".join(lines),
+        _(
+            "Run 'scorekeeper COMMAND --help' for a command's options. Running a club server"
+            " for real (PostgreSQL, several processes, a proxy with TLS): docs/deploy.md."
+        ),
+    )
 
 
 def _port(text: str) -> int:
     port = _whole(text)
     if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{text} is not a port: use 1 to 65535 (0: any free one)")
+        raise argparse.ArgumentTypeError(
+            _("%(text)s is not a port: use 1 to 65535 (0: any free one)", text=text)
+        )
     return port
 
 
@@ -62,117 +88,153 @@ def _whole(text: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(
+            _("%(text)s is not a whole number", text=repr(text))
+        ) from None
 
 
 def _within(low: int, high: int) -> Any:
     def check(text: str) -> int:
         number = _whole(text)
         if not low <= number <= high:
-            raise argparse.ArgumentTypeError(f"{number} is not from {low} to {high}")
+            raise argparse.ArgumentTypeError(
+                _("%(number)s is not from %(low)s to %(high)s", number=number, low=low, high=high)
+            )
         return number
 
     return check
 
 
 def _add_where(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--host`` (``what`` it is) and ``--port``; argparse fills in ``%(default)s``."""
     parser.add_argument(
         "--host",
         default=DEFAULT_HOST,
-        help=f"{what} (default {DEFAULT_HOST}: every network interface; 127.0.0.1: this"
-        " computer only)",
+        help=_(
+            "%(what)s (default %%(default)s: every network interface; 127.0.0.1: this"
+            " computer only)",
+            what=what,
+        ),
     )
     parser.add_argument(
-        "--port", type=_port, default=DEFAULT_PORT, help=f"its port (default {DEFAULT_PORT})"
+        "--port", type=_port, default=DEFAULT_PORT, help=_("its port (default %(default)s)")
     )
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line: ``serve``, ``migrate``, ``seed-demo``, ``backup``, ``export`` and
-    ``import``."""
+    ``import``, its help in the environment's language (``cli_i18n``)."""
+    examples = " " + _("examples:")
     parser = argparse.ArgumentParser(
-        prog="scorekeeper", description=DESCRIPTION, epilog=EPILOG, formatter_class=formatter
+        prog="scorekeeper",
+        description=_description(),
+        epilog=_epilog(),
+        formatter_class=formatter,
     )
     parser.add_argument(
-        "--debug", action="store_true", help="show the full traceback when a command fails"
+        "--debug", action="store_true", help=_("show the full traceback when a command fails")
     )
     commands = parser.add_subparsers(
-        title="commands", dest="command", required=True, metavar="COMMAND"
+        title=_("commands"), dest="command", required=True, metavar="COMMAND"
     )
     run = commands.add_parser(
         "serve",
-        help="apply the database migrations and serve the app",
+        help=_("apply the database migrations and serve the app"),
         description=fill(
-            "Apply the database migrations, then serve the app with waitress (one process,"
-            " several threads) and print the addresses to open, with a QR code."
+            _(
+                "Apply the database migrations, then serve the app with waitress (one"
+                " process, several threads) and print the addresses to open, with a QR code."
+                " Should the server process ever crash, it is started again at once."
+            )
         ),
         epilog=fill(
-            " examples:\n  scorekeeper serve\n  scorekeeper serve --host 127.0.0.1 --port 8080",
-            "Serving on every interface lets anyone on the network open the app and, until"
-            " accounts exist, change anything in it. Several processes behind a proxy with"
-            " TLS: docs/deploy.md.",
+            examples + "\n  scorekeeper serve\n  scorekeeper serve --host 127.0.0.1 --port 8080",
+            _(
+                "Serving on every interface lets anyone on the network open the app and score"
+                " a casual match whose link they have; a club's matches change only by its"
+                " members' accounts. Several processes behind a proxy with TLS: docs/deploy.md."
+            ),
         ),
         formatter_class=formatter,
     )
-    _add_where(run, "address to listen on")
+    _add_where(run, _("address to listen on"))
     run.add_argument(
-        "--threads", type=_within(1, 256), default=8, help="requests served at once (default 8)"
+        "--threads",
+        type=_within(1, 256),
+        default=8,
+        help=_("requests served at once (default %(default)s)"),
     )
+    # the server process serve starts (and starts again after a crash): keeper.py
+    run.add_argument("--listening-fd", type=int, default=None, help=argparse.SUPPRESS)
     run.set_defaults(handler=serve)
     up = commands.add_parser(
         "migrate",
-        help="apply the database migrations and exit",
+        help=_("apply the database migrations and exit"),
         description=fill(
-            "Upgrade the database to the newest migration and exit ('serve' does this too),"
-            " for server processes that start without migrating, such as gunicorn's."
+            _(
+                "Upgrade the database to the newest migration and exit ('serve' does this"
+                " too), for server processes that start without migrating, such as"
+                " gunicorn's."
+            )
         ),
         epilog=fill(
-            " example:\n  DATABASE_URL=postgresql://scorekeeper@localhost/scorekeeper"
+            " " + _("example:") + "\n  DATABASE_URL=postgresql://scorekeeper@localhost/scorekeeper"
             " scorekeeper migrate",
-            " to roll back the newest migration:\n  flask --app scorekeeper.app db downgrade",
+            " "
+            + _("to roll back the newest migration:")
+            + "\n  flask --app scorekeeper.app db downgrade",
         ),
         formatter_class=formatter,
     )
     up.set_defaults(handler=migrate)
     demo = commands.add_parser(
         "seed-demo",
-        help="make a demo club with a season of matches",
+        help=_("make a demo club with a season of matches"),
         description=fill(
-            "Make a demo club (eight players, a season of club nights, one table still"
-            " playing today) and print the URLs to open it. Run again, it finds the club of"
-            " that name and changes nothing."
+            _(
+                "Make a demo club (eight players, a season of club nights, one table still"
+                " playing today) and print the URLs to open it. Run again, it finds the club"
+                " of that name and changes nothing."
+            )
         ),
         epilog=fill(
-            " examples:\n  scorekeeper seed-demo\n  scorekeeper seed-demo --name 'Friday Club'"
+            examples + "\n  scorekeeper seed-demo\n  scorekeeper seed-demo --name 'Friday Club'"
             " --weeks 4\n  scorekeeper seed-demo --host 127.0.0.1 --port 8080",
-            "--host and --port do not start anything: they say where 'scorekeeper serve'"
-            " listens, so that the URLs printed are the ones it answers.",
+            _(
+                "--host and --port do not start anything: they say where 'scorekeeper serve'"
+                " listens, so that the URLs printed are the ones it answers."
+            ),
         ),
         formatter_class=formatter,
     )
-    demo.add_argument("--name", default=DEMO_NAME, help=f"the club's name (default {DEMO_NAME})")
+    demo.add_argument("--name", default=DEMO_NAME, help=_("the club's name (default %(default)s)"))
     demo.add_argument(
-        "--weeks", type=_within(1, 52), default=10, help="club nights to play, 1 to 52 (default 10)"
+        "--weeks",
+        type=_within(1, 52),
+        default=10,
+        help=_("club nights to play, 1 to 52 (default %(default)s)"),
     )
-    _add_where(demo, "where 'scorekeeper serve' listens")
+    _add_where(demo, _("where 'scorekeeper serve' listens"))
     demo.set_defaults(handler=seed_demo)
     owner = commands.add_parser(
         "club-owner",
-        help="make an account an owner of a club",
+        help=_("make an account an owner of a club"),
         description=fill(
-            "Give a club an owner: a club made before accounts existed has none, and only"
-            " an owner can change its settings, roles and seasons. The account must have"
-            " signed up in the app first."
+            _(
+                "Give a club an owner: a club made before accounts existed has none, and only"
+                " an owner can change its settings, roles and seasons. The account must have"
+                " signed up in the app first."
+            )
         ),
         epilog=fill(
-            " examples:\n  scorekeeper club-owner 'Tuesday Card Club' ana\n"
+            examples + "\n  scorekeeper club-owner 'Tuesday Card Club' ana\n"
             "  scorekeeper club-owner -- -Xb3kQ2pLr9 ana",
-            "A public id may start with '-': put '--' before it.",
+            _("A public id may start with '-': put '--' before it."),
         ),
         formatter_class=formatter,
     )
-    owner.add_argument("club", help="the club's public id (from its address) or exact name")
-    owner.add_argument("username", help="an account that has signed up")
+    owner.add_argument("club", help=_("the club's public id (from its address) or exact name"))
+    owner.add_argument("username", help=_("an account that has signed up"))
     owner.set_defaults(handler=club_owner)
     cli_data.add_commands(commands)  # backup, export, import
     return parser

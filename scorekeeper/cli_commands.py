@@ -7,11 +7,13 @@ they understand is raised as ``CommandError``, told in one line.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any, TextIO
 
 from . import network
 from .cli_errors import CommandError, database_error, port_error, safe_url
+from .cli_i18n import _
 
 DEFAULT_HOST = "0.0.0.0"
 DEFAULT_PORT = 8000
@@ -23,30 +25,36 @@ def announce(host: str, port: int, out: TextIO | None = None) -> list[str]:
     stream = out or sys.stdout
     here = network.this_computer_url(host, port)
     if network.is_loopback(host):
-        print(f"Scorekeeper is running on this computer only: {here}", file=stream)
-        print("Press Ctrl+C to stop.", file=stream, flush=True)
+        print(_("Scorekeeper is running on this computer only: %(url)s", url=here), file=stream)
+        print(_("Press Ctrl+C to stop."), file=stream, flush=True)
         return [here]
     urls = network.network_urls(host, port)
     if urls:
-        print("Scorekeeper is running. Open it on a phone on the same Wi-Fi:", file=stream)
+        print(_("Scorekeeper is running. Open it on a phone on the same Wi-Fi:"), file=stream)
     else:
         print(
-            "Scorekeeper is running. This computer's network address was not found:"
-            f" look it up in its network settings and open http://<address>:{port}/"
-            " on the phones.",
+            _(
+                "Scorekeeper is running. This computer's network address was not found:"
+                " look it up in its network settings and open http://<address>:%(port)s/"
+                " on the phones.",
+                port=port,
+            ),
             file=stream,
         )
     for url in urls:
         print(f"  {url}", file=stream)
-    print(f"  (on this computer: {here})", file=stream)
+    print("  " + _("(on this computer: %(url)s)", url=here), file=stream)
     if urls:
         _print_qr(urls[0], stream)
     print(
-        "Anyone on this network can open it and, until accounts exist, change anything in"
-        " it; --host 127.0.0.1 keeps it to this computer.",
+        _(
+            "Anyone on this network can open it and score a casual match whose link they have"
+            " (a club's matches change only by its accounts); --host 127.0.0.1 keeps it to"
+            " this computer."
+        ),
         file=stream,
     )
-    print("Press Ctrl+C to stop.", file=stream, flush=True)
+    print(_("Press Ctrl+C to stop."), file=stream, flush=True)
     return urls or [here]
 
 
@@ -79,7 +87,11 @@ def migrate_database(app: Any) -> str:
                 pass
         except Exception as exc:
             raise CommandError(
-                f"the database {where} cannot be reached: {database_error(exc)}"
+                _(
+                    "the database %(where)s cannot be reached: %(why)s",
+                    where=where,
+                    why=database_error(exc),
+                )
             ) from exc
         config = app.extensions["migrate"].migrate.get_config()
         heads = ScriptDirectory.from_config(config).get_heads()
@@ -88,13 +100,25 @@ def migrate_database(app: Any) -> str:
                 if _revisions(db.engine) != set(heads):
                     command.upgrade(config, "head")
         except AlembicError as exc:
-            hint = ""
             if "Can't locate revision" in str(exc):
-                hint = " (it was migrated by another version of scorekeeper)"
-            raise CommandError(f"the database {where} cannot be migrated{hint}: {exc}") from exc
+                message = _(
+                    "the database %(where)s cannot be migrated (it was migrated by another"
+                    " version of scorekeeper): %(why)s",
+                    where=where,
+                    why=exc,
+                )
+            else:
+                message = _(
+                    "the database %(where)s cannot be migrated: %(why)s", where=where, why=exc
+                )
+            raise CommandError(message) from exc
         except Exception as exc:
             raise CommandError(
-                f"a migration of the database {where} failed: {database_error(exc)}"
+                _(
+                    "a migration of the database %(where)s failed: %(why)s",
+                    where=where,
+                    why=database_error(exc),
+                )
             ) from exc
         return ", ".join(sorted(_revisions(db.engine)))
 
@@ -121,25 +145,36 @@ def migrated_app() -> Any:
     return app
 
 
-def serve(args: argparse.Namespace) -> None:
-    """Listen, apply migrations, announce the addresses, then serve with waitress."""
-    from waitress import create_server
-
+def serve(args: argparse.Namespace) -> int:
+    """Listen, apply migrations, announce the addresses, then serve with waitress in a
+    child process that is started again if it crashes (``keeper.py``)."""
+    from . import keeper
     from .app import create_app
 
     app = create_app()
+    if args.listening_fd is not None:  # the child: serve on the socket its parent opened
+        keeper.serve_on_inherited(app, args.listening_fd, args.threads)
+        return 0
     try:
-        server = create_server(
-            app, host=args.host, port=args.port, threads=args.threads, ident="scorekeeper"
-        )
+        sock = keeper.listen(args.host, args.port)
     except OSError as exc:
         raise port_error(exc, args.host, args.port) from exc
     try:
         migrate_database(app)
-        announce(args.host, getattr(server, "effective_port", args.port))
-        server.run()
+        announce(args.host, sock.getsockname()[1])
+        with app.app_context():
+            from .extensions import db
+
+            db.engine.dispose()  # the child opens its own connections
+        if os.name != "posix":  # no inherited sockets: serve here, unkept
+            keeper.serve_on_inherited(app, sock.detach(), args.threads)
+            return 0
+        try:
+            return keeper.keep_serving(sock, args.threads)
+        except keeper.KeeperError as exc:
+            raise CommandError(str(exc)) from exc
     finally:
-        server.close()
+        sock.close()
 
 
 def migrate(args: argparse.Namespace) -> None:
@@ -147,7 +182,7 @@ def migrate(args: argparse.Namespace) -> None:
     from .app import create_app
 
     revision = migrate_database(create_app())
-    print(f"The database is up to date (migration {revision}).")
+    print(_("The database is up to date (migration %(revision)s).", revision=revision))
 
 
 def seed_demo(args: argparse.Namespace) -> None:
@@ -165,16 +200,26 @@ def demo_report(club: Any, created: bool, host: str, port: int, base: str | None
     """What ``seed-demo`` says: made now or found, and the URLs the server answers it on."""
     path = f"/c/{club.public_id}"
     if created:
-        lines = [f"Created the demo club {club.name}: eight players and a season of matches."]
+        lines = [
+            _(
+                "Created the demo club %(name)s: eight players and a season of matches.",
+                name=club.name,
+            )
+        ]
     else:
         lines = [
-            f"The demo club {club.name} already exists; nothing was changed (--name makes another)."
+            _(
+                "The demo club %(name)s already exists; nothing was changed (--name makes"
+                " another).",
+                name=club.name,
+            )
         ]
-    lines.append("Open it where the server answers (start it with 'scorekeeper serve'):")
+    lines.append(_("Open it where the server answers (start it with 'scorekeeper serve'):"))
     urls = [base.rstrip("/") + path] if base else []
     urls += network.network_urls(host, port, path)
     lines += [f"  {url}" for url in urls]
-    lines.append(f"  {network.this_computer_url(host, port, path)} (on this computer)")
+    here = network.this_computer_url(host, port, path)
+    lines.append("  " + _("%(url)s (on this computer)", url=here))
     return lines
 
 

@@ -17,6 +17,8 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from .cli_i18n import _
+
 #: Exit status of a command that failed (argparse uses 2 for a mistyped command line).
 FAILED = 1
 #: Exit status after Ctrl+C, as a shell reports it.
@@ -55,20 +57,37 @@ def port_error(exc: OSError, host: str, port: int) -> CommandError:
     """Why a server could not listen on ``host:port``."""
     if exc.errno == errno.EADDRINUSE:
         return CommandError(
-            f"port {port} is already in use on {host or 'every interface'}: stop the "
-            "program that uses it, or choose another port with --port"
+            _(
+                "port %(port)s is already in use on %(host)s: stop the program that uses it,"
+                " or choose another port with --port",
+                port=port,
+                host=host or _("every interface"),
+            )
         )
     if exc.errno == errno.EACCES:
         return CommandError(
-            f"not allowed to listen on port {port}: ports below 1024 need administrator "
-            "rights; choose a port from 1024 up with --port"
+            _(
+                "not allowed to listen on port %(port)s: ports below 1024 need administrator"
+                " rights; choose a port from 1024 up with --port",
+                port=port,
+            )
         )
     if exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) or isinstance(exc, socket.gaierror):
         return CommandError(
-            f"cannot listen on {host}: it is not an address of this computer "
-            "(use 0.0.0.0 for every interface or 127.0.0.1 for this computer only)"
+            _(
+                "cannot listen on %(host)s: it is not an address of this computer"
+                " (use 0.0.0.0 for every interface or 127.0.0.1 for this computer only)",
+                host=host,
+            )
         )
-    return CommandError(f"cannot listen on {host}:{port}: {one_line(exc)}")
+    return CommandError(
+        _(
+            "cannot listen on %(host)s:%(port)s: %(why)s",
+            host=host,
+            port=port,
+            why=one_line(exc),
+        )
+    )
 
 
 def explain(exc: BaseException) -> str | None:
@@ -81,19 +100,21 @@ def explain(exc: BaseException) -> str | None:
     if isinstance(exc, SecretKeyError | SettingsError):  # their message says what to do
         return one_line(exc)
     if isinstance(exc, sa.ArgumentError):
-        return (
-            "DATABASE_URL is not a database URL scorekeeper can use "
-            f"({one_line(exc)}); e.g. postgresql://user@host/db or sqlite:////path/file"
+        return _(
+            "DATABASE_URL is not a database URL scorekeeper can use (%(why)s); e.g."
+            " postgresql://user@host/db or sqlite:////path/file",
+            why=one_line(exc),
         )
     if isinstance(exc, ModuleNotFoundError):
-        return (
-            f"DATABASE_URL needs a database driver that is not installed ({one_line(exc)}); "
-            "scorekeeper works with PostgreSQL (postgresql://...) and SQLite (sqlite:///...)"
+        return _(
+            "DATABASE_URL needs a database driver that is not installed (%(why)s);"
+            " scorekeeper works with PostgreSQL (postgresql://...) and SQLite (sqlite:///...)",
+            why=one_line(exc),
         )
     if isinstance(exc, sa.OperationalError | sa.InterfaceError):
-        return f"the database cannot be reached: {database_error(exc)}"
+        return _("the database cannot be reached: %(why)s", why=database_error(exc))
     if isinstance(exc, sa.SQLAlchemyError):
-        return f"the database refused the command: {database_error(exc)}"
+        return _("the database refused the command: %(why)s", why=database_error(exc))
     return None
 
 
@@ -106,20 +127,23 @@ def guarded(
     try:
         status = handler(args)
     except KeyboardInterrupt:
-        print("Stopped.", file=stream)
+        print(_("Stopped."), file=stream)
         return INTERRUPTED
     except CommandError as exc:
         if debug:
             raise
-        print(f"scorekeeper: error: {exc}", file=stream)
+        print(_("scorekeeper: error: %(why)s", why=exc), file=stream)
         return FAILED
     except Exception as exc:
         if debug:
             raise
         message = explain(exc) or (
-            f"unexpected {type(exc).__name__}: {one_line(exc)} "
-            "(run the command again with --debug to see where)"
+            _(
+                "unexpected %(kind)s: %(why)s (run the command again with --debug to see where)",
+                kind=type(exc).__name__,
+                why=one_line(exc),
+            )
         )
-        print(f"scorekeeper: error: {message}", file=stream)
+        print(_("scorekeeper: error: %(why)s", why=message), file=stream)
         return FAILED
     return status if isinstance(status, int) else 0

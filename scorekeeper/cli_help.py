@@ -9,7 +9,12 @@ import textwrap
 def fill(*paragraphs: str) -> str:
     """Paragraphs wrapped at 79 columns; a paragraph that starts with a space is kept as is
     (without that space), for examples."""
-    return "\n\n".join(p[1:] if p.startswith(" ") else textwrap.fill(p, 79) for p in paragraphs)
+    return "\n\n".join(p[1:] if p.startswith(" ") else _wrap(p) for p in paragraphs)
+
+
+def _wrap(paragraph: str) -> str:
+    # never at a hyphen: "QR-kód", "демо-клуб" and "-wal" stay whole in every language
+    return textwrap.fill(paragraph, 79, break_on_hyphens=False)
 
 
 def formatter(prog: str) -> argparse.HelpFormatter:

@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import Problems
+from .errors import Problems, phrase, phrase_n
 
 #: The largest number any count, bonus or point total may be: far above any real game,
 #: far below anything that could overflow a database column.
@@ -32,6 +32,10 @@ def whole_number(value: Any) -> int | None:
     return None
 
 
+#: The subject of a number's problem when the caller names none.
+THIS = phrase("This")
+
+
 def read_int(
     problems: Problems,
     value: Any,
@@ -39,21 +43,21 @@ def read_int(
     *,
     low: int = 0,
     high: int = SANE_BOUND,
-    what: str = "This",
+    what: str = THIS,
 ) -> int | None:
     """Read a whole number in ``[low, high]``; record a problem and return None otherwise."""
     number = whole_number(value)
     if number is None:
-        problems.add(field, f"{what} must be a whole number.")
+        problems.add(field, phrase("%(what)s must be a whole number.", what=what))
         return None
     if number < low:
         if low == 0:
-            problems.add(field, f"{what} cannot be negative.")
+            problems.add(field, phrase("%(what)s cannot be negative.", what=what))
         else:
-            problems.add(field, f"{what} must be at least {low}.")
+            problems.add(field, phrase("%(what)s must be at least %(low)s.", what=what, low=low))
         return None
     if number > high:
-        problems.add(field, f"{what} must be at most {high}.")
+        problems.add(field, phrase("%(what)s must be at most %(high)s.", what=what, high=high))
         return None
     return number
 
@@ -63,17 +67,24 @@ def read_text(
 ) -> str | None:
     """Read a string without NUL characters (PostgreSQL refuses them), trimmed."""
     if not isinstance(value, str):
-        problems.add(field, "This must be text.")
+        problems.add(field, phrase("This must be text."))
         return None
     if "\x00" in value:
-        problems.add(field, "This text contains a NUL character.")
+        problems.add(field, phrase("This text contains a NUL character."))
         return None
     text = value.strip()
     if required and not text:
-        problems.add(field, "This cannot be empty.")
+        problems.add(field, phrase("This cannot be empty."))
         return None
     if len(text) > max_length:
-        problems.add(field, f"This must be at most {max_length} characters.")
+        problems.add(
+            field,
+            phrase_n(
+                "This must be at most %(num)d character.",
+                "This must be at most %(num)d characters.",
+                max_length,
+            ),
+        )
         return None
     return text
 
@@ -81,7 +92,7 @@ def read_text(
 def read_mapping(problems: Problems, value: Any, field: str) -> Mapping[str, Any] | None:
     """Read an object whose keys are strings."""
     if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
-        problems.add(field, "This must be an object with named fields.")
+        problems.add(field, phrase("This must be an object with named fields."))
         return None
     return value
 
@@ -89,7 +100,7 @@ def read_mapping(problems: Problems, value: Any, field: str) -> Mapping[str, Any
 def read_list(problems: Problems, value: Any, field: str) -> list[Any] | None:
     """Read a list (a JSON array); tuples are accepted too."""
     if not isinstance(value, list | tuple):
-        problems.add(field, "This must be a list.")
+        problems.add(field, phrase("This must be a list."))
         return None
     return list(value)
 
@@ -103,7 +114,7 @@ def unknown_keys(
     """Record a problem for every key of ``data`` that is not ``allowed``."""
     for key in data:
         if key not in allowed:
-            problems.add(join(path, key), f"Unknown field {key!r}.")
+            problems.add(join(path, key), phrase("Unknown field %(key)s.", key=repr(key)))
 
 
 def join(path: str, key: str) -> str:

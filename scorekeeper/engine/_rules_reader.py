@@ -7,7 +7,7 @@ from typing import Any
 
 from ._read import join, read_int, read_list, read_mapping, read_text, unknown_keys
 from .cards import BOOK_KINDS, CARD_KEYS, NATURAL_RANKS
-from .errors import Problems, RuleSetError
+from .errors import Problems, RuleSetError, phrase, phrase_n
 from .rules import (
     DEFAULT_PILE_BLOCKED_BY,
     MAX_DEALS,
@@ -44,17 +44,19 @@ def read_rule_set(data: Any) -> RuleSet:
     for key in REQUIRED_KEYS:
         # A JSON null is as good as missing: the readers below skip None values.
         if root.get(key) is None:
-            problems.add(key, "This field is required.")
+            problems.add(key, phrase("This field is required."))
     get = root.get
 
     ident = _identity(problems, root)
     layouts = _layouts(problems, get("players"))
     decks = _decks(problems, get("decks"))
-    hand_size = _small(problems, get("hand_size"), "hand_size", 1, 30, "The hand size")
-    foot_size = _small(problems, get("foot_size"), "foot_size", 0, 30, "The foot size")
-    draw = _small(problems, get("draw"), "draw", 1, 10, "The number of cards drawn")
+    hand_size = _small(problems, get("hand_size"), "hand_size", 1, 30, phrase("The hand size"))
+    foot_size = _small(problems, get("foot_size"), "foot_size", 0, 30, phrase("The foot size"))
+    draw = _small(problems, get("draw"), "draw", 1, 10, phrase("The number of cards drawn"))
     pickup = _pickup(problems, get("discard_pickup"))
-    deals = _small(problems, get("deals"), "deals", MIN_DEALS, MAX_DEALS, "The number of deals")
+    deals = _small(
+        problems, get("deals"), "deals", MIN_DEALS, MAX_DEALS, phrase("The number of deals")
+    )
     minimum = _minimum_meld(problems, get("minimum_meld"), deals)
     values = _card_values(problems, get("card_values"))
     bonus = _book_bonus(problems, get("book_bonus"))
@@ -68,7 +70,7 @@ def read_rule_set(data: Any) -> RuleSet:
     one_open = _flag(problems, get("one_open_meld_per_rank", False), "one_open_meld_per_rank")
     tie = get("tie")
     if tie is not None and tie not in TIE_RULES:
-        problems.add("tie", "A tie for first can only be a draw.")
+        problems.add("tie", phrase("A tie for first can only be a draw."))
 
     kinds = [*(k for k in BOOK_KINDS if bonus and bonus.get(k) is not None)]
     kinds += [s.key for s in specials or ()]
@@ -76,7 +78,9 @@ def read_rule_set(data: Any) -> RuleSet:
     if bonus and wild_limit and bonus.get("dirty") is not None and wild_limit.most_wilds(7) < 1:
         problems.add(
             "book_bonus.dirty",
-            "Dirty books are allowed, but the wild-card limit lets no book hold a wild card.",
+            phrase(
+                "Dirty books are allowed, but the wild-card limit lets no book hold a wild card."
+            ),
         )
 
     problems.raise_if_any(RuleSetError)
@@ -118,7 +122,7 @@ def read_rule_set(data: Any) -> RuleSet:
 def _identity(problems: Problems, root: Mapping[str, Any]) -> tuple[str, str, str, str] | None:
     ident = root.get("id")
     if ident is not None and (not isinstance(ident, str) or not SLUG.match(ident)):
-        problems.add("id", "The id must be lower-case letters, digits and dashes.")
+        problems.add("id", phrase("The id must be lower-case letters, digits and dashes."))
         ident = None
     name = root.get("name")
     if name is not None:
@@ -155,7 +159,7 @@ def _layouts(problems: Problems, value: Any) -> tuple[tuple[int, ...], ...] | No
     if raw is None:
         return None
     if not raw:
-        problems.add("players.layouts", "Allow at least one way to seat the players.")
+        problems.add("players.layouts", phrase("Allow at least one way to seat the players."))
     layouts: list[tuple[int, ...]] = []
     for i, item in enumerate(raw):
         field = f"players.layouts[{i}]"
@@ -167,11 +171,18 @@ def _layouts(problems: Problems, value: Any) -> tuple[tuple[int, ...], ...] | No
             continue
         layout = tuple(s for s in read if s is not None)
         if len(layout) < 2:
-            problems.add(field, "A game needs at least two sides.")
+            problems.add(field, phrase("A game needs at least two sides."))
         elif sum(layout) > MAX_PLAYERS:
-            problems.add(field, f"At most {MAX_PLAYERS} players can sit at one table.")
+            problems.add(
+                field,
+                phrase_n(
+                    "At most %(num)d player can sit at one table.",
+                    "At most %(num)d players can sit at one table.",
+                    MAX_PLAYERS,
+                ),
+            )
         elif layout in layouts:
-            problems.add(field, "This layout is listed twice.")
+            problems.add(field, phrase("This layout is listed twice."))
         else:
             layouts.append(layout)
     return tuple(layouts)
@@ -183,9 +194,9 @@ def _decks(problems: Problems, value: Any) -> int | str | None:
     if value == PLAYERS_PLUS_ONE and isinstance(value, str):
         return PLAYERS_PLUS_ONE
     if isinstance(value, str):
-        problems.add("decks", 'Decks must be a number or "players+1".')
+        problems.add("decks", phrase('Decks must be a number or "players+1".'))
         return None
-    return read_int(problems, value, "decks", low=1, high=20, what="The number of decks")
+    return read_int(problems, value, "decks", low=1, high=20, what=phrase("The number of decks"))
 
 
 def _pickup(problems: Problems, value: Any) -> DiscardPickup | None:
@@ -199,7 +210,7 @@ def _pickup(problems: Problems, value: Any) -> DiscardPickup | None:
     pile = read_int(problems, data.get("pile_minimum", 0), "discard_pickup.pile_minimum", high=100)
     pair = data.get("pair", "natural")
     if pair not in PAIR_KINDS:
-        problems.add("discard_pickup.pair", "The pair must be natural or natural_or_wild.")
+        problems.add("discard_pickup.pair", phrase("The pair must be natural or natural_or_wild."))
         return None
     if cards is None or pile is None:
         return None
@@ -213,7 +224,7 @@ def _minimum_meld(problems: Problems, value: Any, deals: int | None) -> MinimumM
     if raw is None:
         return None
     if not raw:
-        problems.add("minimum_meld", "Give a minimum meld for every deal.")
+        problems.add("minimum_meld", phrase("Give a minimum meld for every deal."))
         return None
     if all(isinstance(item, list | tuple) for item in raw):
         return _thresholds(problems, raw)
@@ -223,7 +234,12 @@ def _minimum_meld(problems: Problems, value: Any, deals: int | None) -> MinimumM
     if deals is not None and len(raw) != deals:
         problems.add(
             "minimum_meld",
-            f"The game has {deals} deals, so it needs {deals} minimum melds, not {len(raw)}.",
+            phrase_n(
+                "The game has %(num)d deal, so it needs %(num)d minimum meld, not %(given)s.",
+                "The game has %(num)d deals, so it needs %(num)d minimum melds, not %(given)s.",
+                deals,
+                given=len(raw),
+            ),
         )
     if any(v is None for v in values):
         return None
@@ -235,14 +251,14 @@ def _thresholds(problems: Problems, raw: list[Any]) -> MinimumMeld | None:
     for i, item in enumerate(raw):
         field = f"minimum_meld[{i}]"
         if len(item) != 2:
-            problems.add(field, "A threshold is a running total and its minimum meld.")
+            problems.add(field, phrase("A threshold is a running total and its minimum meld."))
             continue
         at = read_int(problems, item[0], f"{field}[0]", low=-SANE, high=SANE)
         minimum = read_int(problems, item[1], f"{field}[1]", high=VALUE_BOUND)
         if at is None or minimum is None:
             continue
         if pairs and at <= pairs[-1][0]:
-            problems.add(f"{field}[0]", "Thresholds must increase from one to the next.")
+            problems.add(f"{field}[0]", phrase("Thresholds must increase from one to the next."))
             continue
         pairs.append((at, minimum))
     if len(pairs) != len(raw):
@@ -261,9 +277,9 @@ def _card_values(problems: Problems, value: Any) -> dict[str, int] | None:
     for key in CARD_KEYS:
         field = join("card_values", key)
         if key not in data:
-            problems.add(field, "Every card needs a value.")
+            problems.add(field, phrase("Every card needs a value."))
             continue
-        number = read_int(problems, data[key], field, high=VALUE_BOUND, what="A card value")
+        number = read_int(problems, data[key], field, high=VALUE_BOUND, what=phrase("A card value"))
         if number is not None:
             values[key] = number
     return values if len(values) == len(CARD_KEYS) else None
@@ -284,7 +300,7 @@ def _book_bonus(problems: Problems, value: Any) -> dict[str, int | None] | None:
         if raw is None and kind != "clean":
             bonus[kind] = None
             continue
-        number = read_int(problems, raw, field, high=BONUS_BOUND, what="A book bonus")
+        number = read_int(problems, raw, field, high=BONUS_BOUND, what=phrase("A book bonus"))
         ok = ok and number is not None
         bonus[kind] = number
     return bonus if ok else None
@@ -303,22 +319,26 @@ def _special_books(problems: Problems, value: Any) -> tuple[SpecialBook, ...] | 
         unknown_keys(problems, data, ("key", "name", "rank", "bonus", "wilds"), field)
         key = data.get("key")
         if not isinstance(key, str) or not SLUG.match(key):
-            problems.add(join(field, "key"), "The key must be lower-case letters and digits.")
+            problems.add(
+                join(field, "key"), phrase("The key must be lower-case letters and digits.")
+            )
             key = None
         elif key in BOOK_KINDS:
-            problems.add(join(field, "key"), "This name is a standard kind.")
+            problems.add(join(field, "key"), phrase("This name is a standard kind."))
             key = None
         elif any(b.key == key for b in books):
-            problems.add(join(field, "key"), "Two special books have this key.")
+            problems.add(join(field, "key"), phrase("Two special books have this key."))
             key = None
         name = read_text(problems, data.get("name"), join(field, "name"), max_length=60)
         rank = data.get("rank")
         if rank not in NATURAL_RANKS:
-            problems.add(join(field, "rank"), "A special book is of one natural rank, 4 to A.")
+            problems.add(
+                join(field, "rank"), phrase("A special book is of one natural rank, 4 to A.")
+            )
         bonus = read_int(problems, data.get("bonus"), join(field, "bonus"), high=BONUS_BOUND)
         wilds = data.get("wilds", False)
         if not isinstance(wilds, bool):
-            problems.add(join(field, "wilds"), "Say true or false.")
+            problems.add(join(field, "wilds"), phrase("Say true or false."))
         elif key and name and rank in NATURAL_RANKS and bonus is not None:
             books.append(SpecialBook(key=key, name=name, rank=str(rank), bonus=bonus, wilds=wilds))
     return tuple(books) if len(books) == len(raw) else None
@@ -383,7 +403,7 @@ def _red_three(problems: Problems, value: Any) -> RedThree | None:
 
 def _flag(problems: Problems, value: Any, field: str) -> bool | None:
     if not isinstance(value, bool):
-        problems.add(field, "Say true or false.")
+        problems.add(field, phrase("Say true or false."))
         return None
     return value
 
@@ -396,9 +416,9 @@ def _pile_blocked_by(problems: Problems, value: Any) -> tuple[str, ...] | None:
     for i, item in enumerate(raw):
         field = f"pile_blocked_by[{i}]"
         if item not in PILE_BLOCKERS or not isinstance(item, str):
-            problems.add(field, "The pile can be blocked by black3 or wild only.")
+            problems.add(field, phrase("The pile can be blocked by black3 or wild only."))
         elif item in blockers:
-            problems.add(field, "This card is listed twice.")
+            problems.add(field, phrase("This card is listed twice."))
         else:
             blockers.append(item)
     return tuple(blockers) if len(blockers) == len(raw) else None
@@ -426,11 +446,17 @@ def _requires(
     requires: dict[str, int] = {}
     for kind, raw in data.items():
         field = join("going_out_requires", kind)
-        number = read_int(problems, raw, field, high=20, what="A number of books")
+        number = read_int(problems, raw, field, high=20, what=phrase("A number of books"))
         if number is None:
             continue
         if kinds_known and kind not in kinds and number > 0:
-            problems.add(field, f"Going out requires {kind} books, but this rule set has none.")
+            problems.add(
+                field,
+                phrase(
+                    "Going out requires %(kind)s books, but this rule set has none.",
+                    kind=phrase(kind),
+                ),
+            )
             continue
         requires[kind] = number
     return requires

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from .errors import phrase
+
 #: Natural (meldable) ranks in the order the rules use for ranges: 4 5 6 7 8 9 10 J Q K A.
 NATURAL_RANKS: Final = ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 WILD_RANKS: Final = ("joker", "2")
@@ -12,20 +14,20 @@ CARD_KEYS: Final = ("joker", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", 
 BOOK_KINDS: Final = ("clean", "dirty", "wild")
 
 RANK_NAMES: Final = {
-    "joker": "jokers",
-    "2": "twos",
-    "A": "aces",
-    "K": "kings",
-    "Q": "queens",
-    "J": "jacks",
-    "10": "tens",
-    "9": "nines",
-    "8": "eights",
-    "7": "sevens",
-    "6": "sixes",
-    "5": "fives",
-    "4": "fours",
-    "black3": "black threes",
+    "joker": phrase("jokers"),
+    "2": phrase("twos"),
+    "A": phrase("aces"),
+    "K": phrase("kings"),
+    "Q": phrase("queens"),
+    "J": phrase("jacks"),
+    "10": phrase("tens"),
+    "9": phrase("nines"),
+    "8": phrase("eights"),
+    "7": phrase("sevens"),
+    "6": phrase("sixes"),
+    "5": phrase("fives"),
+    "4": phrase("fours"),
+    "black3": phrase("black threes"),
 }
 
 NUMBER_WORDS: Final = (
@@ -61,5 +63,5 @@ def describe_key(key: str) -> str:
         return RANK_NAMES[key]
     span = rank_span(key)
     if span is not None and len(span) > 1:
-        return f"cards from {span[0]} to {span[-1]}"
+        return phrase("cards from %(low)s to %(high)s", low=span[0], high=span[-1])
     return key

@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from ._read import join, read_int, read_mapping, unknown_keys
 from .cards import NATURAL_RANKS, describe_key, rank_span
-from .errors import Problems
+from .errors import Phrase, Problems, phrase
 from .rules import RuleSet
 
 ENTRY_KEYS: Final = (
@@ -108,7 +108,7 @@ def read_side(problems: Problems, data: Any, path: str, rules: RuleSet) -> SideE
     unknown_keys(problems, entry, ENTRY_KEYS, path)
     went_out = entry.get("went_out", False)
     if not isinstance(went_out, bool):
-        problems.add(join(path, "went_out"), "Say true or false.")
+        problems.add(join(path, "went_out"), phrase("Say true or false."))
     books = _read_books(problems, entry.get("books", {}), join(path, "books"), rules)
     counts = {
         name: read_int(problems, entry.get(name, 0), join(path, name), high=COUNT_BOUND)
@@ -138,15 +138,19 @@ def _read_books(problems: Problems, value: Any, path: str, rules: RuleSet) -> di
     books: dict[str, int] = {}
     for kind, raw in data.items():
         field_path = join(path, kind)
-        number = read_int(problems, raw, field_path, high=COUNT_BOUND, what="A number of books")
+        number = read_int(
+            problems, raw, field_path, high=COUNT_BOUND, what=phrase("A number of books")
+        )
         if number is None:
             continue
         if kind not in kinds and kind in rules.book_bonus:
             if number:
-                problems.add(field_path, f"This rule set has no {kind} books.")
+                problems.add(
+                    field_path, phrase("This rule set has no %(kind)s books.", kind=phrase(kind))
+                )
             continue
         if kind not in kinds:
-            problems.add(field_path, f"Unknown book kind {kind!r}.")
+            problems.add(field_path, phrase("Unknown book kind %(kind)s.", kind=repr(kind)))
             continue
         books[kind] = number
     return books
@@ -158,12 +162,17 @@ def _read_block(
     points_name = f"{name}_points"
     if name in entry and points_name in entry:
         problems.add(
-            join(path, name), f"Give the cards either as counts or as points, not both ({name})."
+            join(path, name),
+            phrase("Give the cards either as counts or as points, not both (%(name)s).", name=name),
         )
         return None
     if points_name in entry:
         points = read_int(
-            problems, entry[points_name], join(path, points_name), high=POINTS_BOUND, what="Points"
+            problems,
+            entry[points_name],
+            join(path, points_name),
+            high=POINTS_BOUND,
+            what=phrase("Points"),
         )
         return None if points is None else CardBlock(points=points)
     data = read_mapping(problems, entry.get(name, {}), join(path, name))
@@ -173,7 +182,7 @@ def _read_block(
     ok = True
     for key, raw in data.items():
         field_path = join(path, f"{name}.{key}")
-        number = read_int(problems, raw, field_path, high=COUNT_BOUND, what="A count")
+        number = read_int(problems, raw, field_path, high=COUNT_BOUND, what=phrase("A count"))
         problem = _key_problem(key, name, rules)
         if problem:
             problems.add(field_path, problem)
@@ -183,22 +192,30 @@ def _read_block(
     return CardBlock(counts=MappingProxyType(counts)) if ok else None
 
 
-def _key_problem(key: str, block: str, rules: RuleSet) -> str | None:
+def _key_problem(key: str, block: str, rules: RuleSet) -> Phrase | None:
     """Why an entry key cannot be used in a block, or None when it can."""
     if key in ("joker", "2"):
         return None
     if key == "black3":
-        return None if block == "left" else "Black threes are never melded."
+        return None if block == "left" else phrase("Black threes are never melded.")
     span = rank_span(key)
     if span is None:
         if key in ("3", "red3"):
-            return "Enter red threes as red threes laid or left, and black threes as black3."
-        return f"Unknown card {key!r}: use joker, 2, a rank from 4 to A, or a range like 8-K."
+            return phrase(
+                "Enter red threes as red threes laid or left, and black threes as black3."
+            )
+        return phrase(
+            "Unknown card %(key)s: use joker, 2, a rank from 4 to A, or a range like 8-K.",
+            key=repr(key),
+        )
     values = sorted({rules.card_values[r] for r in span})
     if len(values) > 1:
-        return (
-            f"The {describe_key(key)} are not all worth the same ({values[0]} to {values[-1]}"
-            " under these rules): count them in smaller groups."
+        return phrase(
+            "The %(cards)s are not all worth the same (%(low)s to %(high)s under these rules):"
+            " count them in smaller groups.",
+            cards=describe_key(key),
+            low=values[0],
+            high=values[-1],
         )
     return None
 

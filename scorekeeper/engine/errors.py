@@ -3,14 +3,65 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+
+
+class Phrase(str):
+    """An English sentence (it *is* that ``str``) that also names its message id, the plural
+    form and the parameters, so that a caller with a catalog can say it in another language.
+
+    ``msgid`` uses ``%(name)s`` placeholders (``%(num)d`` for the count of a plural). A
+    parameter that is itself a :class:`Phrase` is one of the game's words (a kind of book,
+    a rule set's name, "Points"): a translator translates it too.
+    """
+
+    msgid: str
+    plural: str
+    num: int | None
+    params: dict[str, int | str]
+
+    def __new__(
+        cls,
+        msgid: str,
+        plural: str = "",
+        num: int | None = None,
+        params: dict[str, int | str] | None = None,
+    ) -> Phrase:
+        values: dict[str, int | str] = dict(params or {})
+        if num is not None:
+            values.setdefault("num", num)
+        text = plural if plural and num != 1 else msgid
+        self = super().__new__(cls, text % values if values else text)
+        self.msgid, self.plural, self.num, self.params = msgid, plural, num, values
+        return self
+
+
+def phrase(msgid: str, **params: int | str) -> Phrase:
+    """A sentence to translate later (``msgid`` with ``%(name)s`` placeholders)."""
+    return Phrase(msgid, params=params)
+
+
+def phrase_n(singular: str, plural: str, num: int, **params: int | str) -> Phrase:
+    """A sentence with a count: the catalog picks the plural form for ``num``."""
+    return Phrase(singular, plural, num, params)
 
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One thing wrong with an input: where (a field path) and why (a sentence)."""
+    """One thing wrong with an input: where (a field path) and why (a sentence).
+
+    ``message`` is the English sentence, as it always was; ``phrase`` (when the engine made
+    the problem) is the same sentence with its message id and parameters, for translating.
+    """
 
     field: str
     message: str
+    phrase: Phrase | None = dataclass_field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, field: str, message: str | Phrase) -> Problem:
+        """A problem from a sentence, keeping its phrase when it is one."""
+        return cls(field, str(message), message if isinstance(message, Phrase) else None)
 
     def as_dict(self) -> dict[str, str]:
         """The JSON shape of a problem: ``{"field": ..., "message": ...}``."""
@@ -51,9 +102,9 @@ class Problems:
     def __init__(self) -> None:
         self.items: list[Problem] = []
 
-    def add(self, field: str, message: str) -> None:
-        """Record one problem."""
-        self.items.append(Problem(field, message))
+    def add(self, field: str, message: str | Phrase) -> None:
+        """Record one problem (a :class:`Phrase` keeps what a translator needs)."""
+        self.items.append(Problem.of(field, message))
 
     def __bool__(self) -> bool:
         return bool(self.items)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ._read import read_int, read_text
 from .entries import SideEntry
-from .errors import EntryError, MatchError, Problem, Problems
+from .errors import EntryError, MatchError, Problem, Problems, phrase
 from .rules import MAX_DEALS, MIN_DEALS, RuleSet, layout_label
 from .scoring import DealScore, read_deal_entries, score_entries
 
@@ -57,26 +57,41 @@ class Match:
         problems = Problems()
         length = rules.deals if deals is None else deals
         length = read_int(
-            problems, length, "deals", low=MIN_DEALS, high=MAX_DEALS, what="The number of deals"
+            problems,
+            length,
+            "deals",
+            low=MIN_DEALS,
+            high=MAX_DEALS,
+            what=phrase("The number of deals"),
         )
         names: list[str] = []
         for i, side in enumerate(sides):
             for j, player in enumerate(side.players):
                 name = read_text(problems, player, f"sides[{i}].players[{j}]", max_length=40)
                 if name is not None and name.casefold() in names:
-                    problems.add(f"sides[{i}].players[{j}]", f"{name} already plays in this match.")
+                    problems.add(
+                        f"sides[{i}].players[{j}]",
+                        phrase("%(name)s already plays in this match.", name=name),
+                    )
                 elif name is not None:
                     names.append(name.casefold())
         layout = tuple(sorted(len(s.players) for s in sides))
         if layout not in {tuple(sorted(lay)) for lay in rules.layouts}:
-            problems.add("sides", f"{rules.name} is not played with {layout_label(layout)}.")
+            problems.add(
+                "sides",
+                phrase(
+                    "%(rules)s is not played with %(shape)s.",
+                    rules=phrase(rules.name),
+                    shape=layout_label(layout),
+                ),
+            )
         count = len(names)
         if (
             isinstance(first_dealer, bool)
             or not isinstance(first_dealer, int)
             or not (0 <= first_dealer < max(count, 1))
         ):
-            problems.add("first_dealer", "Choose the first dealer among the players.")
+            problems.add("first_dealer", phrase("Choose the first dealer among the players."))
         problems.raise_if_any(MatchError)
         assert length is not None
         stripped = tuple(Side(tuple(p.strip() for p in s.players), s.name.strip()) for s in sides)
@@ -183,8 +198,12 @@ class Match:
     def _recorded(self, deal: int, entries: Sequence[Any]) -> RecordedDeal:
         # The deal check allows up to one side per player; a match knows its sides.
         if len(entries) != len(self.sides):
-            message = f"This match has {len(self.sides)} sides; the entry has {len(entries)}."
-            raise EntryError([Problem("sides", message)])
+            message = phrase(
+                "This match has %(sides)s sides; the entry has %(entries)s.",
+                sides=len(self.sides),
+                entries=len(entries),
+            )
+            raise EntryError([Problem.of("sides", message)])
         number, read = read_deal_entries(
             self.rules, deal, self.player_count, list(entries), self.side_sizes
         )
@@ -194,13 +213,17 @@ class Match:
         """Record the next deal; raise EntryError (bad entry) or MatchError (finished)."""
         deal = self.current_deal
         if deal is None:
-            raise MatchError([Problem("deal", "The match is finished; correct a deal instead.")])
+            raise MatchError(
+                [Problem.of("deal", phrase("The match is finished; correct a deal instead."))]
+            )
         return replace(self, deals=(*self.deals, self._recorded(deal, entries)))
 
     def correct(self, deal: int, entries: Sequence[Any]) -> Match:
         """Replace the entry of an earlier (or the last) deal; totals follow."""
         if not 1 <= deal <= len(self.deals):
-            raise MatchError([Problem("deal", f"Deal {deal} has not been played.")])
+            raise MatchError(
+                [Problem.of("deal", phrase("Deal %(deal)s has not been played.", deal=deal))]
+            )
         deals = list(self.deals)
         deals[deal - 1] = self._recorded(deal, entries)
         return replace(self, deals=tuple(deals))
@@ -208,5 +231,5 @@ class Match:
     def remove_last(self) -> Match:
         """Remove the last recorded deal."""
         if not self.deals:
-            raise MatchError([Problem("deal", "No deal has been recorded yet.")])
+            raise MatchError([Problem.of("deal", phrase("No deal has been recorded yet."))])
         return replace(self, deals=self.deals[:-1])

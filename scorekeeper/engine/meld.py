@@ -8,7 +8,7 @@ from typing import Any, Final
 
 from ._read import join, read_int, read_list, read_mapping, unknown_keys
 from .cards import NATURAL_RANKS, RANK_NAMES
-from .errors import MeldError, Problems
+from .errors import MeldError, Problems, phrase, phrase_n
 from .resolve import resolve_rules
 from .rules import RuleSet
 from .scoring import read_deal
@@ -83,30 +83,49 @@ class MeldCheck:
         }
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def meld_reasons(rules: RuleSet, meld: Meld, pile_size: int | None = None) -> tuple[str, ...]:
     """Every reason ``meld`` is not a legal meld under ``rules`` (empty when it is)."""
     reasons: list[str] = []
     if meld.size < MIN_MELD:
-        reasons.append(f"A meld needs at least {MIN_MELD} cards; this one has {meld.size}.")
+        reasons.append(
+            phrase(
+                "A meld needs at least %(least)s cards; this one has %(size)s.",
+                least=MIN_MELD,
+                size=meld.size,
+            )
+        )
     elif meld.size > MAX_MELD:
-        reasons.append(f"A meld holds at most {MAX_MELD} cards; this one has {meld.size}.")
+        reasons.append(
+            phrase(
+                "A meld holds at most %(most)s cards; this one has %(size)s.",
+                most=MAX_MELD,
+                size=meld.size,
+            )
+        )
     if meld.rank == WILD:
         if rules.book_bonus.get("wild") is None:
             reasons.append(
-                "This rule set has no wild books, so a meld of only wild cards is not allowed."
+                phrase(
+                    "This rule set has no wild books, so a meld of only wild cards is not allowed."
+                )
             )
         if meld.top_card:
             reasons.extend(_wild_pickup_reasons(rules, meld, pile_size))
         return tuple(reasons)
     if meld.wilds and not rules.wild_limit.allows(meld.naturals, meld.wilds):
         most = rules.wild_limit.most_wilds(meld.size)
-        allowed = "no wild card" if most == 0 else f"at most {_plural(most, 'wild card')}"
+        allowed = (
+            phrase("no wild card")
+            if most == 0
+            else phrase_n("at most %(num)d wild card", "at most %(num)d wild cards", most)
+        )
         reasons.append(
-            f"A meld of {meld.size} cards may hold {allowed}; this one has {meld.wilds}."
+            phrase(
+                "A meld of %(size)s cards may hold %(allowed)s; this one has %(wilds)s.",
+                size=meld.size,
+                allowed=allowed,
+                wilds=meld.wilds,
+            )
         )
     if meld.top_card:
         reasons.extend(_pickup_reasons(rules, meld, pile_size))
@@ -117,13 +136,16 @@ def _wild_pickup_reasons(rules: RuleSet, meld: Meld, pile_size: int | None) -> l
     """A wild card on top: refused where it blocks the pile; elsewhere it is taken with
     two wild cards from hand as a wild-only meld (RULES.md section 5, note (4))."""
     if "wild" in rules.pile_blocked_by:
-        return ["The discard pile cannot be taken with a wild card on top."]
-    reasons = []
+        return [phrase("The discard pile cannot be taken with a wild card on top.")]
+    reasons: list[str] = []
     from_hand = max(0, meld.wilds - 1)  # the top card is one of the meld's wild cards
     if from_hand < 2:
         reasons.append(
-            "Taking the pile with a wild card on top needs two wild cards from your hand;"
-            f" this meld has {from_hand}."
+            phrase(
+                "Taking the pile with a wild card on top needs two wild cards from your hand;"
+                " this meld has %(from_hand)s.",
+                from_hand=from_hand,
+            )
         )
     reasons.extend(_pile_size_reasons(rules, pile_size))
     return reasons
@@ -132,24 +154,37 @@ def _wild_pickup_reasons(rules: RuleSet, meld: Meld, pile_size: int | None) -> l
 def _pile_size_reasons(rules: RuleSet, pile_size: int | None) -> list[str]:
     minimum = rules.discard_pickup.pile_minimum
     if pile_size is not None and pile_size < minimum:
-        return [f"The pile can only be taken when it holds {minimum} cards; it holds {pile_size}."]
+        return [
+            phrase(
+                "The pile can only be taken when it holds %(minimum)s cards; it holds %(size)s.",
+                minimum=minimum,
+                size=pile_size,
+            )
+        ]
     return []
 
 
 def _pickup_reasons(rules: RuleSet, meld: Meld, pile_size: int | None) -> list[str]:
-    reasons = []
+    reasons: list[str] = []
     pickup = rules.discard_pickup
     name = RANK_NAMES[meld.rank]
     from_hand = meld.naturals - 1
     if pickup.pair == "natural" and from_hand < 2:
         reasons.append(
-            f"Taking the pile needs two natural {name} from your hand with the top card;"
-            f" this meld has {from_hand}."
+            phrase(
+                "Taking the pile needs two natural %(name)s from your hand with the top card;"
+                " this meld has %(from_hand)s.",
+                name=name,
+                from_hand=from_hand,
+            )
         )
     elif pickup.pair == "natural_or_wild" and (from_hand < 1 or from_hand + meld.wilds < 2):
         reasons.append(
-            f"Taking the pile needs a pair from your hand with the top card: two {name},"
-            " or one and a wild card."
+            phrase(
+                "Taking the pile needs a pair from your hand with the top card: two %(name)s,"
+                " or one and a wild card.",
+                name=name,
+            )
         )
     reasons.extend(_pile_size_reasons(rules, pile_size))
     return reasons
@@ -195,10 +230,11 @@ def check_meld(
 
 
 def _second_meld_reason(rank: str) -> str:
-    name = "wild cards" if rank == WILD else RANK_NAMES[rank]
-    return (
-        f"Your side already starts a meld of {name}: add these cards to it. A meld must"
-        " become a book of 7 before another meld of that rank starts."
+    name = phrase("wild cards") if rank == WILD else RANK_NAMES[rank]
+    return phrase(
+        "Your side already starts a meld of %(name)s: add these cards to it. A meld must"
+        " become a book of 7 before another meld of that rank starts.",
+        name=name,
     )
 
 
@@ -216,9 +252,9 @@ def read_melds(problems: Problems, value: Any, path: str = "melds") -> list[Meld
         if rank not in (*NATURAL_RANKS, WILD):
             problems.add(
                 join(field, "rank"),
-                "Threes are never melded."
+                phrase("Threes are never melded.")
                 if rank == "3"
-                else "Choose a rank from 4 to A, or wild.",
+                else phrase("Choose a rank from 4 to A, or wild."),
             )
         counts = [
             read_int(problems, data.get(k, 0), join(field, k), high=MAX_MELD * 4)
@@ -226,14 +262,16 @@ def read_melds(problems: Problems, value: Any, path: str = "melds") -> list[Meld
         ]
         top = data.get("top_card", False)
         if not isinstance(top, bool):
-            problems.add(join(field, "top_card"), "Say true or false.")
+            problems.add(join(field, "top_card"), phrase("Say true or false."))
         if rank == WILD and counts[0]:
-            problems.add(join(field, "naturals"), "A wild meld holds only jokers and twos.")
+            problems.add(join(field, "naturals"), phrase("A wild meld holds only jokers and twos."))
         if rank in (*NATURAL_RANKS, WILD) and None not in counts and isinstance(top, bool):
             naturals, jokers, twos = (int(c or 0) for c in counts)
             melds.append(Meld(str(rank), naturals, jokers, twos, top))
     if sum(m.top_card for m in melds) > 1:
-        problems.add(path, "Only one meld can be made with the top card of the discard pile.")
+        problems.add(
+            path, phrase("Only one meld can be made with the top card of the discard pile.")
+        )
     return melds
 
 

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from .cards import BOOK_KINDS
+from .errors import phrase, phrase_n
 
 PLAYERS_PLUS_ONE: Final = "players+1"
 PAIR_KINDS: Final = ("natural", "natural_or_wild")
@@ -255,14 +256,15 @@ class RuleSet:
 def layout_label(layout: Sequence[int]) -> str:
     """``(1, 1, 1)`` -> ``"3 players alone"``, ``(2, 2)`` -> ``"2 teams of 2"``."""
     sizes = set(layout)
-    plural = "" if len(layout) == 1 else "s"
     if not sizes:
-        return "no players"
+        return phrase("no players")
     if sizes == {1}:
-        return f"{len(layout)} player{plural} alone"
+        return phrase_n("%(num)d player alone", "%(num)d players alone", len(layout))
     if len(sizes) == 1:
-        return f"{len(layout)} team{plural} of {layout[0]}"
-    return " + ".join(str(n) for n in layout) + " players"
+        return phrase_n(
+            "%(num)d team of %(size)s", "%(num)d teams of %(size)s", len(layout), size=layout[0]
+        )
+    return phrase("%(sizes)s players", sizes=" + ".join(str(n) for n in layout))
 
 
 def frozen_map(values: Mapping[str, Any]) -> Mapping[str, Any]:

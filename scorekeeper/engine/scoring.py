@@ -8,7 +8,7 @@ from typing import Any
 
 from ._read import read_int, read_list, read_mapping, unknown_keys
 from .entries import SideEntry, read_side
-from .errors import EntryError, Problems
+from .errors import EntryError, Problems, phrase, phrase_n
 from .resolve import resolve_rules
 from .rules import RuleSet, layout_label
 from .supply import check_books, check_supply
@@ -143,19 +143,34 @@ def read_deal_entries(
 
 def read_deal(problems: Problems, rules: RuleSet, deal: Any, field: str = "deal") -> int | None:
     """Read a deal number of this game (1 to ``rules.deals``)."""
-    number = read_int(problems, deal, field, what="The deal number")
+    number = read_int(problems, deal, field, what=phrase("The deal number"))
     if number is not None and not 1 <= number <= rules.deals:
-        problems.add(field, f"This game has {rules.deals} deals; there is no deal {number}.")
+        problems.add(
+            field,
+            phrase_n(
+                "This game has %(num)d deal; there is no deal %(number)s.",
+                "This game has %(num)d deals; there is no deal %(number)s.",
+                rules.deals,
+                number=number,
+            ),
+        )
         return None
     return number
 
 
 def _read_players(problems: Problems, rules: RuleSet, players: Any) -> int | None:
-    count = read_int(problems, players, "players", low=1, high=100, what="The number of players")
+    count = read_int(
+        problems, players, "players", low=1, high=100, what=phrase("The number of players")
+    )
     if count is not None and count not in rules.player_counts:
         problems.add(
             "players",
-            f"{rules.name} is played by {_or_list(rules.player_counts)} players, not {count}.",
+            phrase(
+                "%(rules)s is played by %(counts)s players, not %(count)s.",
+                rules=phrase(rules.name),
+                counts=_or_list(rules.player_counts),
+                count=count,
+            ),
         )
         return None
     return count
@@ -195,13 +210,18 @@ def _side_sizes(
             if sum(lay) == players and len(lay) == side_count
         }
         allowed = bool(fitting)
-        shape = f"{players} players in {side_count} sides"
+        shape = phrase("%(players)s players in %(sides)s sides", players=players, sides=side_count)
         if side_count == players:
             shape = layout_label((1,) * players)
         uniform = {lay for lay in fitting if len(set(lay)) == 1}
         sizes = next(iter(uniform)) if len(fitting) == 1 and uniform else None
     if not allowed:
-        problems.add("sides", f"{rules.name} is not played with {shape}.")
+        problems.add(
+            "sides",
+            phrase(
+                "%(rules)s is not played with %(shape)s.", rules=phrase(rules.name), shape=shape
+            ),
+        )
     return sizes
 
 
@@ -209,9 +229,14 @@ def _read_sides(
     problems: Problems, rules: RuleSet, raw: list[Any], players: int | None
 ) -> list[SideEntry] | None:
     if len(raw) < 2:
-        problems.add("sides", "At least two sides play a deal.")
+        problems.add("sides", phrase("At least two sides play a deal."))
     elif players is not None and len(raw) > players:
-        problems.add("sides", f"{players} players cannot make {len(raw)} sides.")
+        problems.add(
+            "sides",
+            phrase(
+                "%(players)s players cannot make %(sides)s sides.", players=players, sides=len(raw)
+            ),
+        )
     entries = []
     for i, item in enumerate(raw):
         entry = (
@@ -230,7 +255,7 @@ def _check_going_out(
 ) -> None:
     gone = [i for i, e in enumerate(entries) if e.went_out]
     for i in gone[1:]:
-        problems.add(f"sides[{i}].went_out", "Only one side can go out in a deal.")
+        problems.add(f"sides[{i}].went_out", phrase("Only one side can go out in a deal."))
     for i in gone:
         entry = entries[i]
         for kind, needed in rules.going_out_requires.items():
@@ -239,15 +264,22 @@ def _check_going_out(
                 name = rules.book_name(kind)
                 problems.add(
                     f"sides[{i}].books.{kind}",
-                    f"Going out needs {needed} {name} book{'s' if needed != 1 else ''};"
-                    f" this side has {have}.",
+                    phrase_n(
+                        "Going out needs %(num)d %(kind)s book; this side has %(have)s.",
+                        "Going out needs %(num)d %(kind)s books; this side has %(have)s.",
+                        needed,
+                        kind=phrase(name),
+                        have=have,
+                    ),
                 )
         alone = side_sizes is not None and side_sizes[i] == 1
         if alone and not entry.left.is_empty():
-            problems.add(f"sides[{i}].left", "A player who went out has no cards left.")
+            problems.add(f"sides[{i}].left", phrase("A player who went out has no cards left."))
         for name in ("red_threes_left", "red_threes_left_in_foot"):
             if alone and getattr(entry, name):
-                problems.add(f"sides[{i}].{name}", "A player who went out has no red threes left.")
+                problems.add(
+                    f"sides[{i}].{name}", phrase("A player who went out has no red threes left.")
+                )
 
 
 REQUEST_KEYS = ("rules", "deal", "players", "sides")

@@ -175,6 +175,27 @@ def line_of(key: Key, records: Sequence[SideRecord]) -> Line:
     )
 
 
+def extend(line: Line, record: SideRecord) -> Line:
+    """``line`` with one more record, newer than every record it sums: what ``line_of``
+    gives for those records and this one (a write that appends costs one record)."""
+    books = dict(line.books)
+    for kind, count in record.books.items():
+        books[kind] = books.get(kind, 0) + count
+    last, length = line.streak
+    return Line(
+        key=line.key,
+        tally=line.tally.add(record.outcome),
+        points_for=line.points_for + record.points_for,
+        points_against=line.points_against + record.points_against,
+        deals=line.deals + record.deals,
+        went_out=line.went_out + record.went_out,
+        books=books,
+        red_threes=line.red_threes + record.red_threes,
+        red_threes_left=line.red_threes_left + record.red_threes_left,
+        streak=(record.outcome, length + 1 if last == record.outcome else 1),
+    )
+
+
 def streak(outcomes: Sequence[str]) -> tuple[str, int]:
     """The current run: the last outcome and how many times in a row it came."""
     if not outcomes:

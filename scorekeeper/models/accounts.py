@@ -33,6 +33,9 @@ class Account(db.Model):  # type: ignore[name-defined,misc]
     password_changed_at: Mapped[datetime] = mapped_column(
         db.DateTime(timezone=True), default=utcnow
     )
+    #: The language the account chose (``en``, ``cs``, ``bs``, ``ru``), or None: the
+    #: browser's then. A switcher's cookie on one browser still overrides it there.
+    language: Mapped[str | None] = mapped_column(String(8), nullable=True, default=None)
 
     memberships: Mapped[list[Membership]] = relationship(
         back_populates="account", cascade="all, delete-orphan"

@@ -116,7 +116,11 @@ class RatingPoint(db.Model):  # type: ignore[name-defined,misc]
     """A player's OpenSkill rating after one finished club match (rating over time)."""
 
     __tablename__ = "rating_points"
-    __table_args__ = (UniqueConstraint("player_id", "match_id"),)
+    __table_args__ = (
+        UniqueConstraint("player_id", "match_id"),
+        # the rating order: what follows a match (services.ratings.replay_from)
+        Index("ix_rating_points_club_order", "club_id", "played_on", "match_id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))

@@ -33,6 +33,12 @@ def is_public_id(text: str) -> bool:
     return bool(PUBLIC_ID.fullmatch(text))
 
 
+def new_onlooker_token() -> str:
+    """The secret of a match's read-only onlooker link (issue 14): random, unrelated to
+    the public id, so the onlooker link cannot be turned into the scoring link."""
+    return secrets.token_urlsafe(24)
+
+
 class Match(db.Model):  # type: ignore[name-defined,misc]
     """A game of a fixed number of deals, with a frozen copy of its rule set."""
 
@@ -41,10 +47,17 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
         Index("ix_matches_finished_updated", "finished", "updated_at"),
         # A club's matches newest first (standings' recent list) and one night's tables.
         Index("ix_matches_club_played", "club_id", "played_on", "id"),
+        # One rematch a match; the onlooker links are secrets, so one match each.
+        Index("uq_matches_rematch_of_id", "rematch_of_id", unique=True),
+        Index("uq_matches_onlooker_token", "onlooker_token", unique=True),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     public_id: Mapped[str] = mapped_column(String(32), unique=True, default=new_public_id)
+    # server_default: only so a migration can add the column NOT NULL in place
+    onlooker_token: Mapped[str] = mapped_column(
+        String(43), default=new_onlooker_token, server_default=""
+    )
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)  # frozen RuleSet.to_dict()
     rules_origin: Mapped[str] = mapped_column(String(80))  # preset id or saved rule set
     first_dealer: Mapped[int] = mapped_column(Integer, default=0)
@@ -65,6 +78,10 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
         ForeignKey("seasons.id", ondelete="SET NULL"), nullable=True
     )
     played_on: Mapped[date | None] = mapped_column(Date, nullable=True)
+    # The id of the finished match this one is the rematch of (at most one rematch each: a
+    # second tap on Rematch, or a second phone, lands on the same new match). A plain id,
+    # not a foreign key: matches are never deleted (see the migration a7c3e9d1f2b4).
+    rematch_of_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
     sides: Mapped[list[MatchSide]] = relationship(
         back_populates="match", order_by="MatchSide.position", cascade="all, delete-orphan"

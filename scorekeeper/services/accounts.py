@@ -174,6 +174,12 @@ def change_password(account: Account, current: str, new: str) -> None:
     end_other_sessions(account, keep=account.session_token)
 
 
+def set_language(account: Account, language: str | None) -> None:
+    """Save the account's language (None: follow the browser)."""
+    account.language = language or None
+    db.session.commit()
+
+
 def _set_password(account: Account, password: str) -> None:
     account.password_hash = HASHER.hash(password)
     account.password_changed_at = utcnow()

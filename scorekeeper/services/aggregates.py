@@ -2,8 +2,11 @@
 
 ``refresh`` runs in the transaction of a changed club match (from the ``before_commit``
 hook of ``services.standings``): it rewrites the lines of that match's players and
-partnerships only, from their own side results, so a write costs those players' history
-and a page reads one row per entry. ``rebuild`` recomputes a whole club: after its seasons
+partnerships only. A match that has just finished after every other game of its players
+(tonight's tables, whichever finishes first) is added to their stored lines (the engine's
+``extend``), so the common write costs one match whatever the history; any other change
+(a correction, a removal, a match entered late) sums those players' own side results
+again. A page reads one row per entry. ``rebuild`` recomputes a whole club: after its seasons
 change (a rare write), in the migration that adds the table, and as the reference the tests
 compare the running lines with. The sums themselves are the engine's (``line_of``).
 """
@@ -11,9 +14,10 @@ compare the running lines with. The sums themselves are the engine's (``line_of`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 from typing import Any
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import and_, delete, insert, or_, select
 from sqlalchemy.orm import Session
 
 from ..engine.standings import (
@@ -21,6 +25,7 @@ from ..engine.standings import (
     Line,
     SideRecord,
     Tally,
+    extend,
     line_of,
     lines,
     partnership,
@@ -90,8 +95,18 @@ def line_from(row: StandingLine) -> Line:
     )
 
 
-def refresh(session: Session, club_id: int, match_id: int, season_id: int | None) -> None:
-    """Rewrite the all-time and season lines of the match's players and partnerships."""
+def refresh(
+    session: Session,
+    club_id: int,
+    match_id: int,
+    season_id: int | None,
+    appended: date | None = None,
+) -> None:
+    """Rewrite the all-time and season lines of the match's players and partnerships.
+
+    ``appended``: the day of a match that has just finished (it had no result rows
+    before); when it is its players' newest game, its records are added to their lines.
+    """
     seated: dict[int, list[int]] = {}
     for side_id, player_id in session.execute(
         select(MatchSide.id, MatchPlayer.player_id)
@@ -105,7 +120,24 @@ def refresh(session: Session, club_id: int, match_id: int, season_id: int | None
     pairs = [partnership(ids) for ids in seated.values() if len(ids) > 1]
     if not players:
         return
-    for scope in dict.fromkeys((ALL_TIME, season_id or ALL_TIME)):
+    scopes = dict.fromkeys((ALL_TIME, season_id or ALL_TIME))
+    if appended is not None and _newest(session, club_id, match_id, appended, players):
+        own = [record for _season, record in records_of(session.execute(_seats_of(match_id)))]
+        for scope in scopes:
+            stored = {
+                (kind, line.key): line
+                for kind in (PLAYER, PARTNERSHIP)
+                for line in _read(session, club_id, scope, kind, players, pairs)
+            }
+            found = [
+                (kind, extend(stored.get((kind, key)) or line_of(key, []), record))
+                for record in own
+                for kind, keys in ((PLAYER, player_keys), (PARTNERSHIP, partnership_keys))
+                for key in keys(record)
+            ]
+            _replace(session, club_id, scope, found)
+        return
+    for scope in scopes:
         their_sides = select(MatchPlayer.side_id).where(MatchPlayer.player_id.in_(players))
         query = seats_query().where(
             SideResult.club_id == club_id, SideResult.side_id.in_(their_sides)
@@ -118,6 +150,55 @@ def refresh(session: Session, club_id: int, match_id: int, season_id: int | None
             for pair in pairs
         ]
         _replace(session, club_id, scope, found)
+
+
+def _newest(
+    session: Session, club_id: int, match_id: int, day: date, players: Sequence[int]
+) -> bool:
+    """Whether no finished game of these players comes after the match (date, then match:
+    the order lines sum their records in)."""
+    later = (
+        select(SideResult.id)
+        .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
+        .where(
+            SideResult.club_id == club_id,
+            SideResult.match_id != match_id,
+            MatchPlayer.player_id.in_(players),
+            or_(
+                SideResult.played_on > day,
+                and_(SideResult.played_on == day, SideResult.match_id > match_id),
+            ),
+        )
+        .limit(1)
+    )
+    return session.scalar(later) is None
+
+
+def _seats_of(match_id: int) -> Any:
+    return seats_query().where(SideResult.match_id == match_id)
+
+
+def _read(
+    session: Session,
+    club_id: int,
+    scope: int,
+    kind: str,
+    players: Sequence[int],
+    pairs: Sequence[tuple[Key, ...]],
+) -> list[Line]:
+    """The stored lines of these players (or partnerships) in a scope."""
+    keys: Sequence[Key] = players if kind == PLAYER else pairs
+    if not keys:
+        return []
+    rows = session.scalars(
+        select(StandingLine).where(
+            StandingLine.club_id == club_id,
+            StandingLine.scope == scope,
+            StandingLine.kind == kind,
+            StandingLine.members.in_([members_text(k) for k in keys]),
+        )
+    )
+    return [line_from(row) for row in rows]
 
 
 def _replace(session: Session, club_id: int, scope: int, found: Sequence[tuple[str, Line]]) -> None:

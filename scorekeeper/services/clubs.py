@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
+from flask_babel import gettext as _
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
@@ -79,7 +80,7 @@ def delete_club(club: Club) -> None:
 
 def _rules_id(rules_id: str) -> str:
     if rules_id not in PRESETS:
-        raise ClubError([Problem("default_rules", f"There is no rule set {rules_id!r}.")])
+        raise ClubError([Problem("default_rules", _("There is no rule set %(id)r.", id=rules_id))])
     return rules_id
 
 
@@ -160,7 +161,13 @@ def add_season(club: Club, name: str, starts_on: date, ends_on: date) -> Season:
         raise ClubError([Problem("ends_on", "A season cannot end before it starts.")])
     for other in club.seasons:
         if starts_on <= other.ends_on and other.starts_on <= ends_on:
-            raise ClubError([Problem("starts_on", f"These dates overlap the season {other.name}.")])
+            raise ClubError(
+                [
+                    Problem(
+                        "starts_on", _("These dates overlap the season %(name)s.", name=other.name)
+                    )
+                ]
+            )
     season = Season(club=club, name=name.strip(), starts_on=starts_on, ends_on=ends_on)
     db.session.add(season)
     db.session.flush()
@@ -198,10 +205,12 @@ def start_club_match(
     first_dealer: int,
     played_on: date,
     deals: int | None = None,
+    rematch_of: int | None = None,
 ) -> matches.LoadedMatch:
     """Start a match in the club: names become club players (new ones are added).
 
     The club is locked first: its players and seasons are read, then added to.
+    ``rematch_of``: as for :func:`services.matches.start_match`.
     """
     locks.lock_club(db.session, club.id)
     ids: list[list[int | None]] = []
@@ -217,7 +226,9 @@ def start_club_match(
     season = standings.season_of(played_on, club.seasons)
     place = matches.ClubMatch(club.id, season.id if season else None, played_on, ids)
     try:
-        return matches.start_match(rules, rules.id, sides, first_dealer, club=place, deals=deals)
+        return matches.start_match(
+            rules, rules.id, sides, first_dealer, club=place, deals=deals, rematch_of=rematch_of
+        )
     except EngineError:
         db.session.rollback()  # players added for a match that was refused
         raise

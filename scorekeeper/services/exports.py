@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from flask import Response
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
 
 from ..engine.cards import CARD_KEYS
@@ -47,17 +49,18 @@ def csv_response(rows: Iterable[Sequence[Any]], filename: str) -> Response:
     return response
 
 
+#: Column headers in the served language (a spreadsheet is read by people).
 STANDINGS_HEADER = [
-    "place", "name", "games", "wins", "draws", "losses", "win %", "points for",
-    "points against", "points per game", "points per deal", "went out", "clean books",
-    "dirty books", "wild books", "other books", "red threes", "red threes left",
-    "streak", "rating",
+    _l("place"), _l("name"), _l("games"), _l("wins"), _l("draws"), _l("losses"), _l("win %"),
+    _l("points for"), _l("points against"), _l("points per game"), _l("points per deal"),
+    _l("went out"), _l("clean books"), _l("dirty books"), _l("wild books"), _l("other books"),
+    _l("red threes"), _l("red threes left"), _l("streak"), _l("rating"),
 ]  # fmt: skip
 
 
 def standings_rows(table: Standings) -> list[list[Any]]:
     """The standings table as rows: ranked first, then unranked (place left empty)."""
-    rows: list[list[Any]] = [STANDINGS_HEADER]
+    rows: list[list[Any]] = [[str(h) for h in STANDINGS_HEADER]]
     for row in [*table.ranked, *table.unranked]:
         line = row.line
         kind, length = line.streak
@@ -99,12 +102,38 @@ BREAKDOWN = [
     "card_points", "book_bonus", "red_threes", "going_out", "exact_draws", "left_points",
     "red_threes_left", "total",
 ]  # fmt: skip
+#: The headers of the entry's fields and the score's parts, in the served language (in
+#: English they stay the keys they always were, so scripts reading the file keep working).
+LABELS = {
+    "went_out": _l("went_out"), "red_threes": _l("red_threes"),
+    "red_threes_left": _l("red_threes_left"),
+    "red_threes_left_in_foot": _l("red_threes_left_in_foot"),
+    "exact_draws": _l("exact_draws"), "card_points": _l("card_points"),
+    "book_bonus": _l("book_bonus"), "going_out": _l("going_out"),
+    "left_points": _l("left_points"), "total": _l("total"),
+}  # fmt: skip
+
+
+def _label(key: str) -> str:
+    return str(LABELS[key])
 
 
 def history_rows(club_id: int, season_id: int | None) -> list[list[Any]]:
-    """A row per side per deal: who, every entered count, and the scored breakdown."""
+    """A row per side per deal: who, every entered count, and the scored breakdown.
+
+    Read as plain columns, not ORM objects: a club's whole history is tens of thousands of
+    deal sides, and the file needs none of what the ORM would build for each."""
     query = (
-        select(Match, Deal, DealSide)
+        select(
+            Match.played_on,
+            Match.created_at,
+            Match.public_id,
+            Match.id,
+            Deal.number,
+            DealSide.position,
+            DealSide.entry,
+            *[getattr(DealSide, k) for k in BREAKDOWN],
+        )
         .join(Deal, Deal.match_id == Match.id)
         .join(DealSide, DealSide.deal_id == Deal.id)
         .where(Match.club_id == club_id)
@@ -112,36 +141,37 @@ def history_rows(club_id: int, season_id: int | None) -> list[list[Any]]:
     )
     if season_id is not None:
         query = query.where(Match.season_id == season_id)
-    found = list(db.session.execute(query))
+    found = db.session.execute(query).all()
     labels = _side_labels(club_id)
-    books = sorted({k for _m, _d, s in found for k in s.entry.get("books", {})})
-    melded_keys = _keys(s.entry.get("melded", {}) for _m, _d, s in found)
-    left_keys = _keys(s.entry.get("left", {}) for _m, _d, s in found)
+    books = sorted({k for row in found for k in row.entry.get("books", {})})
+    melded_keys = _keys(row.entry.get("melded", {}) for row in found)
+    left_keys = _keys(row.entry.get("left", {}) for row in found)
     header = [
-        "date", "match", "deal", "side", "players", *[f"books {k}" for k in books],
-        *ENTRY_FIELDS, "melded points",
-        *[f"melded {k}" for k in melded_keys],
-        "left points", *[f"left {k}" for k in left_keys],
-        *[f"score {k}" for k in BREAKDOWN],
+        _("date"), _("match"), _("deal"), _("side"), _("players"),
+        *[_("books %(kind)s", kind=k) for k in books],
+        *[_label(f) for f in ENTRY_FIELDS], _("melded points"),
+        *[_("melded %(cards)s", cards=k) for k in melded_keys],
+        _("left points"), *[_("left %(cards)s", cards=k) for k in left_keys],
+        *[_("score %(part)s", part=_label(k)) for k in BREAKDOWN],
     ]  # fmt: skip
     rows: list[list[Any]] = [header]
-    for match, deal, side in found:
-        entry = side.entry
+    for row in found:
+        entry = row.entry
         melded, left = entry.get("melded", {}), entry.get("left", {})
         rows.append(
             [
-                (match.played_on or match.created_at.date()).isoformat(),
-                match.public_id,
-                deal.number,
-                side.position + 1,
-                labels.get((match.id, side.position), ""),
+                (row.played_on or row.created_at.date()).isoformat(),
+                row.public_id,
+                row.number,
+                row.position + 1,
+                labels.get((row.id, row.position), ""),
                 *[entry.get("books", {}).get(k, 0) for k in books],
                 *[int(entry.get(f, 0)) for f in ENTRY_FIELDS],
                 entry.get("melded_points", ""),
                 *[melded.get(k, "") for k in melded_keys],
                 entry.get("left_points", ""),
                 *[left.get(k, "") for k in left_keys],
-                *[getattr(side, k) for k in BREAKDOWN],
+                *[getattr(row, k) for k in BREAKDOWN],
             ]
         )
     return rows

@@ -80,15 +80,22 @@ def start_match(
     *,
     club: ClubMatch | None = None,
     deals: int | None = None,
+    rematch_of: int | None = None,
 ) -> LoadedMatch:
     """Validate and save a new match; the rule set is frozen into the match row.
 
     ``club`` records it in a club (and season) with each seat's club player id.
     ``deals`` is the number of deals the table agreed on (None: the rule set's); the
-    frozen copy keeps it, with its minimum-meld table fitted.
+    frozen copy keeps it, with its minimum-meld table fitted. ``rematch_of``: the id of
+    the finished match this one is the rematch of (see :func:`rematch_of`).
     """
     game = Match.start(rules, sides, first_dealer, deals)
-    row = MatchRow(rules=game.rules.to_dict(), rules_origin=origin, first_dealer=game.first_dealer)
+    row = MatchRow(
+        rules=game.rules.to_dict(),
+        rules_origin=origin,
+        first_dealer=game.first_dealer,
+        rematch_of_id=rematch_of,
+    )
     if club is not None:
         row.club_id, row.season_id, row.played_on = club.club_id, club.season_id, club.played_on
     for position, side in enumerate(game.sides):
@@ -102,6 +109,14 @@ def start_match(
     _remember_names(name for side in game.sides for name in side.players)
     db.session.commit()
     return LoadedMatch(row, game)
+
+
+def rematch_of(row: MatchRow) -> str | None:
+    """The public id of the rematch already started from the finished match ``row``."""
+    found: str | None = db.session.scalar(
+        select(MatchRow.public_id).where(MatchRow.rematch_of_id == row.id)
+    )
+    return found
 
 
 def _remember_names(names: Any) -> None:
@@ -215,8 +230,8 @@ def _changed_meanwhile() -> StaleError:
             Problem(
                 "deal",
                 _(
-                    "Someone else changed this deal meanwhile: the form now shows their"
-                    " numbers. Correct it again if it still needs it."
+                    "Someone else changed this deal meanwhile: theirs and yours are shown"
+                    " side by side. Keep theirs, or put yours on top."
                 ),
             )
         ]

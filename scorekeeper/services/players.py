@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from flask_babel import format_decimal
 from flask_babel import gettext as _
 from sqlalchemy import and_, bindparam, case, func, select
 from sqlalchemy.orm import aliased
@@ -19,7 +20,7 @@ from sqlalchemy.orm import aliased
 from ..engine.standings import Line, Tally
 from ..extensions import db
 from ..models import Club, Match, MatchPlayer, Player, RatingPoint, SideResult
-from . import aggregates, charts, ratings, standings
+from . import aggregates, charts, ratings
 
 CHART_POINTS = 50  # the charts show the latest games; the table of numbers says so
 
@@ -193,7 +194,10 @@ def _score_chart(player: Player, season_id: int | None, line: Line) -> charts.Ch
     query = _latest_scores(season_id is not None).limit(CHART_POINTS)
     rows = db.session.execute(query, _params(player.id, season_id))
     scores = [points for (points,) in rows][::-1]
-    average = _("Average: %(avg)s points a game", avg=standings.one_decimal(line.points_per_game))
+    average = _(
+        "Average: %(avg)s points a game",
+        avg=format_decimal(round(float(line.points_per_game), 1), format="#,##0.0"),
+    )
     title = _("Score in each game")
     if line.games > len(scores):
         title = _("Score in each of the last %(num)s games", num=len(scores))
@@ -212,4 +216,4 @@ def _score_chart(player: Player, season_id: int | None, line: Line) -> charts.Ch
 
 
 def _fmt(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1f}"
+    return "—" if value is None else format_decimal(round(value, 1), format="#,##0.0")

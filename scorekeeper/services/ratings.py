@@ -2,8 +2,11 @@
 
 A match that finishes after every rated match of its club is rated on top of the current
 ratings; any other change (a finished match corrected, reopened, removed, or finished out
-of date order) replays the club's whole history in order (date, then match), so the
-result is always the one computed from scratch.
+of date order) replays the club's history in order (date, then match) from that match on:
+the ratings before it are the players' last rating points before it, so the work grows
+with what follows the match (a few tables of the same night, usually), not with the
+club's whole history, and the result is always the one computed from scratch
+(``recompute``, which ``scorekeeper`` data rebuilds use, and the tests compare).
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from openskill.models import PlackettLuce
-from sqlalchemy import and_, delete, exists, or_, select, update
+from sqlalchemy import ColumnElement, and_, delete, exists, func, or_, select, update
 
 from ..extensions import db
 from ..models import MatchPlayer, Player, RatingPoint, SideResult
@@ -50,29 +54,73 @@ def team_ordinal(ratings: Iterable[float | None]) -> float | None:
 
 
 def match_finished(club_id: int, match_id: int, played_on: date, was_rated: bool) -> None:
-    """Rate a finished match: incrementally when it is the newest, else replay history."""
+    """Rate a finished match: incrementally when it is the newest, else replay from it."""
     later = db.session.scalar(
         select(
             exists().where(
                 RatingPoint.club_id == club_id,
                 RatingPoint.match_id != match_id,
-                or_(
-                    RatingPoint.played_on > played_on,
-                    and_(RatingPoint.played_on == played_on, RatingPoint.match_id > match_id),
-                ),
+                _from(RatingPoint, played_on, match_id),
             )
         )
     )
     if was_rated or later:
-        recompute(club_id)
+        match_changed(club_id, match_id, played_on)
         return
-    sequence = db.session.scalar(
-        select(db.func.count(db.func.distinct(RatingPoint.match_id))).where(
-            RatingPoint.club_id == club_id
+    players = _players(club_id)
+    _rate(club_id, _side_rows(club_id, match_id), players, _sequence(club_id, played_on, match_id))
+
+
+def match_changed(club_id: int, match_id: int, played_on: date) -> None:
+    """A rated match changed (corrected, reopened, removed, finished out of order): replay
+    the club's ratings from it (or from where it was rated, if that is earlier)."""
+    rated_on = db.session.scalar(
+        select(func.min(RatingPoint.played_on)).where(
+            RatingPoint.club_id == club_id, RatingPoint.match_id == match_id
         )
     )
+    replay_from(club_id, min(played_on, rated_on) if rated_on else played_on, match_id)
+
+
+def replay_from(club_id: int, played_on: date, match_id: int) -> None:
+    """Forget the club's ratings from (``played_on``, ``match_id``) on and rate those
+    matches again, in order, from each player's last rating before them."""
+    at_or_after = and_(RatingPoint.club_id == club_id, _from(RatingPoint, played_on, match_id))
+    touched = set(db.session.scalars(select(RatingPoint.player_id).where(at_or_after).distinct()))
+    db.session.execute(delete(RatingPoint).where(at_or_after))
     players = _players(club_id)
-    _rate(club_id, _sides(club_id, match_id), players, int(sequence or 0))
+    if touched:
+        newest = (
+            select(
+                RatingPoint.player_id,
+                RatingPoint.mu,
+                RatingPoint.sigma,
+                func.row_number()
+                .over(
+                    partition_by=RatingPoint.player_id,
+                    order_by=(RatingPoint.played_on.desc(), RatingPoint.match_id.desc()),
+                )
+                .label("newest"),
+            )
+            .where(RatingPoint.club_id == club_id, RatingPoint.player_id.in_(touched))
+            .subquery()
+        )
+        before = {
+            player_id: (mu, sigma)
+            for player_id, mu, sigma in db.session.execute(
+                select(newest.c.player_id, newest.c.mu, newest.c.sigma).where(newest.c.newest == 1)
+            )
+        }
+        for player_id in touched:
+            if player_id in players:
+                mu, sigma = before.get(player_id, (None, None))
+                players[player_id].rating_mu, players[player_id].rating_sigma = mu, sigma
+    by_match: dict[int, list[tuple[int, int, date, int, int | None]]] = {}
+    for row in _side_rows(club_id, None, since=(played_on, match_id)):
+        by_match.setdefault(row[0], []).append(row)
+    first = _sequence(club_id, played_on, match_id)
+    for offset, sides in enumerate(by_match.values()):
+        _rate(club_id, sides, players, first + offset)
 
 
 def recompute(club_id: int) -> None:
@@ -90,6 +138,25 @@ def recompute(club_id: int) -> None:
         _rate(club_id, sides, players, sequence)
 
 
+def _from(model: Any, played_on: date, match_id: int) -> ColumnElement[bool]:
+    """Rows of ``model`` at or after the match (date, then match id: the rating order)."""
+    return or_(
+        model.played_on > played_on,
+        and_(model.played_on == played_on, model.match_id >= match_id),
+    )
+
+
+def _sequence(club_id: int, played_on: date, match_id: int) -> int:
+    """The place of a match in the club's rating order: the finished matches before it
+    (as ``recompute`` numbers them)."""
+    before = (
+        select(func.count(func.distinct(SideResult.match_id)))
+        .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
+        .where(SideResult.club_id == club_id, ~_from(SideResult, played_on, match_id))
+    )
+    return int(db.session.scalar(before) or 0)
+
+
 def _players(club_id: int) -> dict[int, Player]:
     """The club's players as they are now (the club is locked: ``services.locks``), not as
     an earlier statement of the transaction may have read them."""
@@ -99,9 +166,10 @@ def _players(club_id: int) -> dict[int, Player]:
 
 
 def _side_rows(
-    club_id: int, match_id: int | None
+    club_id: int, match_id: int | None, since: tuple[date, int] | None = None
 ) -> Sequence[tuple[int, int, date, int, int | None]]:
-    """(match, side, date, points, player) for every seat of the club's finished matches."""
+    """(match, side, date, points, player) for every seat of the club's finished matches
+    (of one match; or of those at or after ``since``)."""
     query = (
         select(
             SideResult.match_id,
@@ -121,11 +189,9 @@ def _side_rows(
     )
     if match_id is not None:
         query = query.where(SideResult.match_id == match_id)
+    if since is not None:
+        query = query.where(_from(SideResult, *since))
     return [tuple(row) for row in db.session.execute(query)]  # type: ignore[misc]
-
-
-def _sides(club_id: int, match_id: int) -> Sequence[tuple[int, int, date, int, int | None]]:
-    return _side_rows(club_id, match_id)
 
 
 def _rate(

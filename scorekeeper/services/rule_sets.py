@@ -18,6 +18,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from flask_babel import gettext as _
 from sqlalchemy import ColumnElement, select, true
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -139,11 +140,18 @@ def _check_name(rules: RuleSet, owner: Any | None, keep: SavedRuleSet | None = N
     name = rules.name.casefold()
     if any(p.name.casefold() == name for p in PRESETS.values()):
         raise RuleSetError(
-            [Problem("name", f"{rules.name} is the name of a preset; choose another name.")]
+            [
+                Problem(
+                    "name",
+                    _("%(name)s is the name of a preset; choose another name.", name=rules.name),
+                )
+            ]
         )
     for row in saved(owner):
         if row is not keep and row.name.casefold() == name:
-            raise RuleSetError([Problem("name", f"There is already a rule set called {row.name}.")])
+            raise RuleSetError(
+                [Problem("name", _("There is already a rule set called %(name)s.", name=row.name))]
+            )
 
 
 def create(data: Any, owner: Any | None = None, account_id: int | None = None) -> SavedRuleSet:
@@ -191,7 +199,8 @@ def _stale() -> StaleRuleSetError:
     return StaleRuleSetError(
         [
             Problem(
-                "version", "Someone else changed these rules meanwhile; check them and save again."
+                "version",
+                _("Someone else changed these rules meanwhile; check them and save again."),
             )
         ]
     )
@@ -206,18 +215,18 @@ def parse_json(text: str | bytes) -> Any:
     """Read an uploaded or pasted JSON text; raise ImportProblem when it is not a JSON object."""
     if isinstance(text, bytes):
         if len(text) > MAX_IMPORT_BYTES:
-            raise ImportProblem([Problem("file", "This file is too big for a rule set.")])
+            raise ImportProblem([Problem("file", _("This file is too big for a rule set."))])
         try:
             text = text.decode("utf-8-sig")
         except UnicodeDecodeError:
-            raise ImportProblem([Problem("file", "This file is not a text file.")]) from None
+            raise ImportProblem([Problem("file", _("This file is not a text file."))]) from None
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as error:
-        message = f"This is not valid JSON ({getattr(error, 'msg', 'unreadable')})."
+        message = _("This is not valid JSON (%(why)s).", why=getattr(error, "msg", "unreadable"))
         raise ImportProblem([Problem("file", message)]) from None
     if not isinstance(data, dict):
-        raise ImportProblem([Problem("file", "A rule set is a JSON object: { ... }.")])
+        raise ImportProblem([Problem("file", _("A rule set is a JSON object: { ... }."))])
     return data
 
 

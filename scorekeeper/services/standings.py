@@ -57,11 +57,12 @@ def write_results(session: Session, row: MatchRow, game: Match) -> None:
     if not game.finished:
         if was_rated:
             aggregates.refresh(session, row.club_id, row.id, row.season_id)
-            ratings.recompute(row.club_id)
+            ratings.match_changed(row.club_id, row.id, played_of(row))
         return
     session.add_all(side_results(row, game))
     session.flush()
-    aggregates.refresh(session, row.club_id, row.id, row.season_id)
+    appended = None if was_rated else played_of(row)  # just finished: added to the lines
+    aggregates.refresh(session, row.club_id, row.id, row.season_id, appended)
     ratings.match_finished(row.club_id, row.id, played_of(row), was_rated)
 
 

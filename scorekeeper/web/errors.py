@@ -5,14 +5,25 @@ from __future__ import annotations
 from flask import Flask, jsonify, render_template, request
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
-from werkzeug.exceptions import HTTPException, SecurityError
+from sqlalchemy import select
+from werkzeug.exceptions import HTTPException, NotFound, SecurityError
+
+from ..extensions import db
+from ..models import Match
 
 
 def register(app: Flask) -> None:
     """Install the handlers."""
 
     @app.errorhandler(CSRFError)
-    def _csrf(error: CSRFError) -> tuple[str, int]:
+    def _csrf(error: CSRFError) -> object:
+        # A post to no route (404, 405 for a page that takes no post) or to a match that is
+        # not there (an onlooker's token in a scoring URL...): said as a GET would be, before
+        # any question of the form's token.
+        if isinstance(request.routing_exception, HTTPException):
+            return _http(request.routing_exception)
+        if _no_such_match():
+            return _http(NotFound())
         message = _("This page was open too long or came from elsewhere. Reload it and try again.")
         return render_template("error.html", code=400, message=message), 400
 
@@ -44,3 +55,11 @@ def register(app: Flask) -> None:
         message = messages.get(code, error.description)
         page = render_template("error.html", code=code, message=message)
         return page, code, headers
+
+
+def _no_such_match() -> bool:
+    """Whether the request names a match (``/m/<public_id>/...``) that does not exist."""
+    public_id = (request.view_args or {}).get("public_id")
+    if not isinstance(public_id, str) or not request.path.startswith("/m/"):
+        return False
+    return db.session.scalar(select(Match.id).where(Match.public_id == public_id)) is None

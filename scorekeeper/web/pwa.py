@@ -11,11 +11,11 @@ hashes, so that a new deploy installs a new worker, which drops the old files. I
   page never opened here gets the offline page);
 - anything else (saving a deal, htmx fragments, the API): untouched, from the network.
 
-In the page (static/js/offline.js): the worker is registered; on a match page the screen is
+In the page (static/js/app.js): the worker is registered; on a match page the screen is
 kept on (Screen Wake Lock API, taken again whenever the page comes back into view); after
 each saved deal the page as it now stands is stored as this phone's offline copy.
 
-Deals saved without a connection (static/js/offline.js, too): a Save that fails for want of a
+Deals saved without a connection (static/js/app.js, too): a Save that fails for want of a
 connection (offline, or no answer in time) is kept in IndexedDB with its idempotency key
 (``submission_key``), the deal number it was meant for (``expected_deal``) and its
 version; the scoreboard shows it at once as "waiting to be sent" and the form moves on
@@ -29,17 +29,30 @@ message beside Save says what happened.
 
 from __future__ import annotations
 
+import ast
+import functools
 import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from flask_babel import get_translations
 from flask_babel import gettext as _
 
+from ..engine.meld import MAX_MELD
 from ..engine.presets import PRESETS
-from . import authz
-from .assets import static_bytes
+from . import authz, i18n
+from .assets import IMMUTABLE, static_bytes
 from .meld.page import RANK_LABELS
 
 bp = Blueprint("pwa", __name__)
@@ -99,15 +112,36 @@ def _icon(filename: str, sizes: str, kind: str, purpose: str) -> dict[str, str]:
 @bp.get("/sw.js")
 @authz.anyone  # reads nothing of anyone\'s: the app shell
 def service_worker() -> Response:
-    """The service worker, with the URLs it keeps for offline use put in front of it."""
+    """The service worker, with the version of what it keeps put in front of it (a new
+    version changes the script's bytes, so browsers install it again). The list itself
+    is fetched by the worker when it installs (:func:`shell`): the page that registers
+    the worker does not carry it."""
     folder = Path(current_app.static_folder or "static")
     minify = bool(current_app.config.get("STATIC_MINIFY"))
     code = static_bytes(folder / "js" / "sw.js", minify).decode("utf-8")
     config = shell_config()
-    body = f"self.SCOREKEEPER = {json.dumps(config)};\n{code}"
+    head = {
+        "version": config["version"],
+        "offline": config["offline"],
+        "shell": url_for("pwa.shell", v=config["version"]),
+    }
+    body = f"self.SCOREKEEPER = {json.dumps(head)};\n{code}"
     response = _revalidated(Response(body, mimetype="text/javascript"))
     response.headers["Service-Worker-Allowed"] = "/"
     return response
+
+
+@bp.get("/sw-shell.json")
+@authz.anyone  # reads nothing of anyone\'s: the app shell
+def shell() -> Response:
+    """What the worker keeps from the start (static files, pages), fetched by it when it
+    installs; under its version's URL it never changes, so it is cached for good."""
+    config = shell_config()
+    response = Response(json.dumps(config), mimetype="application/json")
+    if request.args.get("v") == config["version"]:
+        response.headers["Cache-Control"] = IMMUTABLE
+        return response
+    return _revalidated(response)
 
 
 def shell_config() -> dict[str, Any]:
@@ -139,7 +173,7 @@ def offline() -> Response:
 
 
 def offline_texts() -> dict[str, str]:
-    """The words static/js/offline.js shows, translated like every other string."""
+    """The words static/js/app.js shows, translated like every other string."""
     deal = {"n": "{n}"}  # the script puts the deal number in
     return {
         "queued": _(
@@ -187,12 +221,52 @@ MELD_KNOBS = (
 )
 
 
+#: Where the engine's sentences of a meld check are (its reasons, and the card names in
+#: them): static/js/meld.js says the same sentences, translated by ``meld_words``.
+MELD_SOURCES = ("meld.py", "cards.py")
+
+
+@functools.cache
+def meld_sentences() -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The message ids of the engine's meld sentences, read from its source: those of
+    ``phrase(...)`` and the (singular, plural) pairs of ``phrase_n(...)``."""
+    engine = Path(__file__).resolve().parents[1] / "engine"
+    single: list[str] = []
+    plural: list[tuple[str, str]] = []
+    for name in MELD_SOURCES:
+        for node in ast.walk(ast.parse((engine / name).read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+                continue
+            texts = [a.value for a in node.args if isinstance(a, ast.Constant)]
+            if node.func.id == "phrase" and texts and isinstance(texts[0], str):
+                single.append(texts[0])
+            elif node.func.id == "phrase_n" and len(texts) >= 2:
+                plural.append((str(texts[0]), str(texts[1])))
+    return tuple(dict.fromkeys(single)), tuple(dict.fromkeys(plural))
+
+
+def meld_words() -> dict[str, Any]:
+    """The engine's meld sentences in the served language, for static/js/meld.js: each
+    message id with its translation (``%(name)s`` kept for the script to fill), and for a
+    sentence with a count, its form for every count a meld can hold (0 to 7). Empty in
+    English: the script's own sentences are the message ids."""
+    if i18n.current() == i18n.DEFAULT:
+        return {}
+    catalog = get_translations()
+    single, plural = meld_sentences()
+    words: dict[str, Any] = {msgid: catalog.gettext(msgid) for msgid in single}
+    for singular, many in plural:
+        words[singular] = {str(n): catalog.ngettext(singular, many, n) for n in range(MAX_MELD + 1)}
+    return words
+
+
 def meld_offline_data(checker: Any) -> dict[str, Any]:
     """What static/js/meld-offline.js needs to check melds on this phone without a
     connection: the rule set's meld knobs, the running total, and the page's words."""
     rules = checker.rules.to_dict()
     return {
         "rules": {key: rules[key] for key in MELD_KNOBS},
+        "words": meld_words(),
         "total": checker.state.total,
         "labels": {rank: str(label) for rank, label in RANK_LABELS.items()},
         "texts": {
@@ -230,5 +304,14 @@ def register(app: Flask) -> None:
     """The blueprint, and the offline texts for the base template."""
     app.register_blueprint(bp)
     app.jinja_env.globals["offline_texts"] = offline_texts
+
+    @app.context_processor
+    def _forget_offline_pages() -> dict[str, Any]:
+        """After a log-out, the page names the shell pages to keep: this phone's copies of
+        every other page are dropped (static/js/app.js). Deals kept unsent stay."""
+        if not session.pop("clear_offline", False):
+            return {"keep_offline_pages": None}
+        return {"keep_offline_pages": shell_config()["pages"]}
+
     app.jinja_env.globals["theme_colour"] = THEME_COLOUR
     app.jinja_env.globals["meld_offline_data"] = meld_offline_data

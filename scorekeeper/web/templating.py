@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from flask import Flask
+from jinja2 import BaseLoader, Environment, FileSystemLoader
 
 from .. import __version__
 
@@ -23,8 +25,22 @@ def side_label(side: Any) -> str:
     return str(side.name) if side.name else " & ".join(p.name for p in side.players)
 
 
+class DedentedLoader(FileSystemLoader):
+    """The templates as written, less the indentation of each line. Indentation is for
+    reading the templates; the page a browser gets is the same without it (no template has
+    a ``<pre>`` or ``<textarea>`` whose text it would change), and a match page is a
+    quarter lighter before compression, a few hundred bytes after."""
+
+    def get_source(self, environment: Environment, template: str) -> tuple[str, str | None, Any]:
+        source, filename, uptodate = super().get_source(environment, template)
+        return "\n".join(line.lstrip(" \t") for line in source.split("\n")), filename, uptodate
+
+
 def register(app: Flask) -> None:
-    """Install the globals and filters."""
+    """Install the globals and filters, and read the templates without indentation."""
+    if app.template_folder is not None:
+        loader: BaseLoader = DedentedLoader(os.path.join(app.root_path, app.template_folder))
+        app.jinja_loader = loader  # type: ignore[assignment]
     app.jinja_env.globals["side_label"] = side_label
     app.jinja_env.filters["signed"] = signed
     app.jinja_env.globals["app_version"] = __version__

@@ -7,7 +7,8 @@
     var list = document.getElementById("kept-matches");
     if (!list || !window.caches) return;
     caches.open(PAGES).then(function (cache) { return cache.keys(); }).then(function (requests) {
-      var matches = requests.filter(function (r) { return new URL(r.url).pathname.indexOf("/m/") === 0; });
+      // A match page is /m/<id>; its rules card (/m/<id>/rules), kept with it, is not one.
+      var matches = requests.filter(function (r) { return /^\/m\/[^/]+$/.test(new URL(r.url).pathname); });
       return Promise.all(matches.map(function (request) {
         return caches.match(request).then(function (response) { return response.text(); })
           .then(function (html) {

@@ -204,7 +204,7 @@
     var op = params.get("op");
     if (state && op) state = apply(state, op, data.rules);
     if (!state) { notice(checker, data.texts.needs_connection); return true; }
-    var result = window.ScorekeeperMeld.checkMeld(data.rules, state.deal, state.melds, data.total, state.size);
+    var result = window.ScorekeeperMeld.checkMeld(data.rules, state.deal, state.melds, data.total, state.size, data.words);
     draw(checker, data, state, result, data.texts.offline);
     return true;
   }

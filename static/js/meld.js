@@ -14,8 +14,23 @@
     A: "aces", K: "kings", Q: "queens", J: "jacks", "10": "tens", "9": "nines",
     "8": "eights", "7": "sevens", "6": "sixes", "5": "fives", "4": "fours"
   };
+  /* The page's language: the engine's sentences (its message ids) translated, a sentence
+     with a count given for each count (scorekeeper/web/pwa.py, meld_words); none: English. */
+  var words = {};
 
-  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+  /* A sentence of the engine's, translated when the page gave it, its %(name)s filled. */
+  function say(msgid, params, count) {
+    var found = words[msgid], text = msgid;
+    if (count !== undefined) {
+      text = found && found[count] !== undefined ? found[count] : count === 1 ? msgid : params.plural;
+    } else if (typeof found === "string") {
+      text = found;
+    }
+    return text.replace(/%\((\w+)\)[sd]/g, function (all, name) {
+      return params && params[name] !== undefined ? String(params[name]) : all;
+    });
+  }
+  function rankName(rank) { return say(rank === WILD ? "wild cards" : RANK_NAMES[rank]); }
 
   function allows(limit, naturals, wilds) {
     if (limit.max_wilds !== null && limit.max_wilds !== undefined && wilds > limit.max_wilds) return false;
@@ -47,7 +62,8 @@
   function pileSizeReasons(rules, pileSize) {
     var minimum = rules.discard_pickup.pile_minimum;
     if (pileSize !== null && pileSize !== undefined && pileSize < minimum) {
-      return ["The pile can only be taken when it holds " + minimum + " cards; it holds " + pileSize + "."];
+      return [say("The pile can only be taken when it holds %(minimum)s cards; it holds %(size)s.",
+        { minimum: minimum, size: pileSize })];
     }
     return [];
   }
@@ -56,13 +72,13 @@
      wild cards from hand as a wild-only meld (the top card is one of the meld's wilds). */
   function wildPickupReasons(rules, meld, pileSize) {
     if (pileBlockedBy(rules).indexOf("wild") >= 0) {
-      return ["The discard pile cannot be taken with a wild card on top."];
+      return [say("The discard pile cannot be taken with a wild card on top.")];
     }
     var reasons = [];
     var fromHand = Math.max(0, wildsOf(meld) - 1);
     if (fromHand < 2) {
-      reasons.push("Taking the pile with a wild card on top needs two wild cards from your hand;" +
-        " this meld has " + fromHand + ".");
+      reasons.push(say("Taking the pile with a wild card on top needs two wild cards from your hand;" +
+        " this meld has %(from_hand)s.", { from_hand: fromHand }));
     }
     return reasons.concat(pileSizeReasons(rules, pileSize));
   }
@@ -70,14 +86,14 @@
   function pickupReasons(rules, meld, pileSize) {
     var reasons = [];
     var pickup = rules.discard_pickup;
-    var name = RANK_NAMES[meld.rank];
+    var name = rankName(meld.rank);
     var fromHand = (meld.naturals || 0) - 1;
     if (pickup.pair === "natural" && fromHand < 2) {
-      reasons.push("Taking the pile needs two natural " + name + " from your hand with the top card;" +
-        " this meld has " + fromHand + ".");
+      reasons.push(say("Taking the pile needs two natural %(name)s from your hand with the top card;" +
+        " this meld has %(from_hand)s.", { name: name, from_hand: fromHand }));
     } else if (pickup.pair === "natural_or_wild" && (fromHand < 1 || fromHand + wildsOf(meld) < 2)) {
-      reasons.push("Taking the pile needs a pair from your hand with the top card: two " + name +
-        ", or one and a wild card.");
+      reasons.push(say("Taking the pile needs a pair from your hand with the top card: two %(name)s," +
+        " or one and a wild card.", { name: name }));
     }
     return reasons.concat(pileSizeReasons(rules, pileSize));
   }
@@ -87,21 +103,25 @@
     var reasons = [];
     var size = sizeOf(meld), wilds = wildsOf(meld);
     if (size < MIN_MELD) {
-      reasons.push("A meld needs at least " + MIN_MELD + " cards; this one has " + size + ".");
+      reasons.push(say("A meld needs at least %(least)s cards; this one has %(size)s.",
+        { least: MIN_MELD, size: size }));
     } else if (size > MAX_MELD) {
-      reasons.push("A meld holds at most " + MAX_MELD + " cards; this one has " + size + ".");
+      reasons.push(say("A meld holds at most %(most)s cards; this one has %(size)s.",
+        { most: MAX_MELD, size: size }));
     }
     if (meld.rank === WILD) {
       if (rules.book_bonus.wild === null || rules.book_bonus.wild === undefined) {
-        reasons.push("This rule set has no wild books, so a meld of only wild cards is not allowed.");
+        reasons.push(say("This rule set has no wild books, so a meld of only wild cards is not allowed."));
       }
       if (meld.top_card) reasons = reasons.concat(wildPickupReasons(rules, meld, pileSize));
       return reasons;
     }
     if (wilds && !allows(rules.wild_limit, meld.naturals || 0, wilds)) {
       var most = mostWilds(rules.wild_limit, size);
-      var allowed = most === 0 ? "no wild card" : "at most " + plural(most, "wild card");
-      reasons.push("A meld of " + size + " cards may hold " + allowed + "; this one has " + wilds + ".");
+      var allowed = most === 0 ? say("no wild card")
+        : say("at most %(num)d wild card", { num: most, plural: "at most %(num)d wild cards" }, most);
+      reasons.push(say("A meld of %(size)s cards may hold %(allowed)s; this one has %(wilds)s.",
+        { size: size, allowed: allowed, wilds: wilds }));
     }
     if (meld.top_card) reasons = reasons.concat(pickupReasons(rules, meld, pileSize));
     return reasons;
@@ -117,16 +137,17 @@
   }
 
   function secondMeldReason(rank) {
-    var name = rank === WILD ? "wild cards" : RANK_NAMES[rank];
-    return "Your side already starts a meld of " + name + ": add these cards to it. A meld must" +
-      " become a book of 7 before another meld of that rank starts.";
+    return say("Your side already starts a meld of %(name)s: add these cards to it. A meld must" +
+      " become a book of 7 before another meld of that rank starts.", { name: rankName(rank) });
   }
 
   /* The answer of POST /api/v1/meld (MeldCheck.as_dict) for melds already read. Where the
      rule set allows one unfinished meld per rank, a meld of a rank with an unfinished meld
-     (fewer than 7 cards) earlier in the list is illegal; wild-only melds are one rank. */
-  function checkMeld(rules, deal, melds, runningTotal, pileSize) {
+     (fewer than 7 cards) earlier in the list is illegal; wild-only melds are one rank.
+     ``language``: the page's words for the reasons (none: English). */
+  function checkMeld(rules, deal, melds, runningTotal, pileSize, language) {
     var open = {};
+    words = language || {};
     var verdicts = melds.map(function (meld) {
       var reasons = meldReasons(rules, meld, pileSize);
       if (rules.one_open_meld_per_rank && Object.prototype.hasOwnProperty.call(open, meld.rank)) {

@@ -7,17 +7,22 @@
   var ASSETS = "assets-" + config.version;
   var PAGES = "pages-v1";
 
+  // Installing: fetch the list of what to keep (config.shell, this version's), then keep it.
   self.addEventListener("install", function (event) {
-    event.waitUntil(Promise.all([
-      caches.open(ASSETS).then(function (cache) { return cache.addAll(config.assets); }),
-      caches.open(PAGES).then(function (cache) {
-        return Promise.all(config.pages.map(function (url) {
-          return fetch(url, { credentials: "same-origin" }).then(function (response) {
-            if (response.ok) return cache.put(url, response);
-          }).catch(function () { /* kept the next time it is opened */ });
-        }));
-      })
-    ]).then(function () { return self.skipWaiting(); }));
+    event.waitUntil(fetch(config.shell).then(function (response) {
+      return response.json();
+    }).then(function (shell) {
+      return Promise.all([
+        caches.open(ASSETS).then(function (cache) { return cache.addAll(shell.assets); }),
+        caches.open(PAGES).then(function (cache) {
+          return Promise.all(shell.pages.map(function (url) {
+            return fetch(url, { credentials: "same-origin" }).then(function (response) {
+              if (response.ok) return cache.put(url, response);
+            }).catch(function () { /* kept the next time it is opened */ });
+          }));
+        })
+      ]);
+    }).then(function () { return self.skipWaiting(); }));
   });
 
   self.addEventListener("activate", function (event) {
@@ -50,14 +55,33 @@
     });
   }
 
-  function networkFirst(request) {
+  /* Every write of a page's copy goes through one queue, in the order asked: a copy
+     written by the page after a save (its message, below) never loses to the slower
+     write of the copy fetched before it (a put completes only when its body is read). */
+  var writing = Promise.resolve();
+  function keepPage(url, response) {
+    writing = writing.then(function () {
+      return caches.open(PAGES).then(function (cache) { return cache.put(url, response); });
+    }).catch(function () { /* no room: the last copy stays */ });
+    return writing;
+  }
+
+  self.addEventListener("message", function (event) {
+    var data = event.data || {};
+    if (data.type !== "keep-page" || typeof data.path !== "string" || data.path.charAt(0) !== "/") return;
+    event.waitUntil(keepPage(new URL(data.path, self.location.origin).href, new Response(data.html, {
+      headers: { "Content-Type": "text/html; charset=utf-8" }
+    })));
+  });
+
+  function networkFirst(event) {
+    var request = event.request;
     return fetch(request).then(function (response) {
       // Keep a successful page (a redirect's final page is kept under its own URL), but
       // never one the server says not to store (members, one-time links).
       var store = !/no-store/.test(response.headers.get("Cache-Control") || "");
       if (store && response.ok && response.type === "basic" && !response.redirected) {
-        var copy = response.clone();
-        caches.open(PAGES).then(function (cache) { cache.put(request.url, copy); });
+        event.waitUntil(keepPage(request.url, response.clone()));
       }
       return response;
     }).catch(function (error) {
@@ -83,7 +107,7 @@
     if (isAsset(url)) {
       event.respondWith(cacheFirst(request));
     } else if (isPage(request)) {
-      event.respondWith(networkFirst(request));
+      event.respondWith(networkFirst(event));
     }
   });
 })();

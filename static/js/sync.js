@@ -1,4 +1,4 @@
-/* Sends the deals kept on this phone (static/js/offline.js keeps them), in order, each
+/* Sends the deals kept on this phone (static/js/app.js keeps them), in order, each
    with a fresh CSRF token, when the connection returns; shows a refusal with both
    versions. Loaded only while a deal is kept (see scorekeeper/web/pwa.py). */
 (function () {
@@ -74,7 +74,8 @@
     var copy = table.cloneNode(true);
     copy.querySelectorAll("tbody tr").forEach(function (tr) {
       var head = tr.querySelector("th");
-      if (!head || head.textContent.trim() !== String(deal)) tr.remove();
+      // the number leads the cell; who entered the deal follows it (issue 14)
+      if (!head || parseInt(head.textContent, 10) !== deal) tr.remove();
     });
     copy.querySelectorAll(".actions, thead th:last-child:empty").forEach(function (el) { el.remove(); });
     return copy.outerHTML;

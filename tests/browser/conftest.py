@@ -9,6 +9,7 @@ against the live server), or ``no_js_page`` for the same page with JavaScript of
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Iterator
@@ -114,3 +115,27 @@ def no_js_page(browser: Any, browser_context_args: dict[str, Any]) -> Iterator[A
         yield page
     finally:
         context.close()
+
+
+def until(page: Any, promise: str, timeout: float = 5_000) -> None:
+    """Wait until the JavaScript expression ``promise`` resolves to something truthy.
+
+    ``page.wait_for_function`` does not await a promise: it takes the promise object itself
+    for true and returns at once. This asks again on every poll (one question at a time)
+    and returns once an answer was truthy.
+    """
+    key = json.dumps(promise)
+    page.wait_for_function(
+        f"""() => {{
+            const s = (window.__until = window.__until || {{}}), key = {key};
+            if (s[key] === true) {{ delete s[key]; return true; }}
+            if (!s["asking " + key]) {{
+                s["asking " + key] = true;
+                Promise.resolve().then(() => {promise}).then(
+                    (v) => {{ s[key] = Boolean(v); }}, () => {{ s[key] = false; }}
+                ).then(() => {{ s["asking " + key] = false; }});
+            }}
+            return false;
+        }}""",
+        timeout=timeout,
+    )

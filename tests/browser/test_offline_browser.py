@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import LiveServer
+from conftest import LiveServer, until
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 from sqlalchemy import func, select
 
@@ -51,7 +52,7 @@ def start_match(page: Any) -> str:
 
 def controlled(page: Any) -> None:
     """Wait until the service worker controls the page (reload once if needed)."""
-    page.wait_for_function("navigator.serviceWorker.ready.then(() => true)")
+    until(page, "navigator.serviceWorker.ready.then(() => true)")
     if not page.evaluate("Boolean(navigator.serviceWorker.controller)"):
         page.reload()
     page.wait_for_function("Boolean(navigator.serviceWorker.controller)")
@@ -246,6 +247,29 @@ def test_the_meld_check_answers_on_this_phone_without_a_connection(phone: Any) -
     expect(verdict).to_have_attribute("data-enough", "true")
 
 
+def test_without_a_connection_the_meld_check_gives_its_reasons_in_the_page_s_language(
+    browser: Any, browser_context_args: dict[str, Any]
+) -> None:
+    """A Czech phone offline: the reasons this phone works out are the server's Czech."""
+    phone = browser.new_context(**{**browser_context_args, "locale": "cs-CZ"})
+    try:
+        page = phone.new_page()
+        page.goto("/meld?rules=classic&deal=2")
+        expect(page.locator("html")).to_have_attribute("lang", "cs")
+        controlled(page)
+        phone.set_offline(True)
+        page.locator("#op-add-K").click()
+        expect(page.locator(".meld-offline-note")).to_be_visible()
+        page.locator("#op-inc-0-twos").click()
+        page.locator("#op-inc-0-twos").click()
+        expect(page.locator("#meld-0")).to_have_attribute("data-legal", "false")
+        expect(page.locator("#meld-0 .meld-reasons")).to_have_text(
+            "Vyložení o 5 kartách smí mít nejvýše 1 divokou kartu; toto jich má 2."
+        )
+    finally:
+        phone.close()
+
+
 def test_without_a_connection_a_wild_card_on_top_and_a_second_meld_follow_the_rules(
     phone: Any,
 ) -> None:
@@ -344,9 +368,10 @@ def test_a_deal_saved_online_is_in_this_phones_copy_of_the_match(phone: Any) -> 
     fill_standard_deal(page)
     page.get_by_role("button", name="Save deal 1").click()
     expect(page.get_by_role("heading", name="Enter deal 2")).to_be_visible()
-    page.wait_for_function(
+    until(  # this phone's copy is written once the new sheet has settled
+        page,
         "caches.open('pages-v1').then(c => c.match(location.pathname))"
-        ".then(r => r && r.text()).then(t => Boolean(t) && t.includes('Enter deal 2'))"
+        ".then(r => r && r.text()).then(t => Boolean(t) && t.includes('Enter deal 2'))",
     )
     phone.set_offline(True)
     page.reload()
@@ -359,6 +384,22 @@ def test_a_deal_saved_online_is_in_this_phones_copy_of_the_match(phone: Any) -> 
     page.goto("/clubs")  # never opened here: the offline page
     expect(page.get_by_role("heading", name="No connection")).to_be_visible()
     expect(page.locator("#kept-matches a")).to_have_count(1)
+
+
+def test_the_rules_card_of_a_match_opened_here_opens_without_a_connection(phone: Any) -> None:
+    """The match page links its rules card (its own page, to keep the match page light);
+    this phone keeps the card in the background, so it opens at the table offline too."""
+    page = phone.new_page()
+    public_id = start_match(page)
+    controlled(page)
+    until(page, f"caches.open('pages-v1').then(c => c.match('/m/{public_id}/rules'))")
+    phone.set_offline(True)
+    page.get_by_role("link", name="Rules card: Classic").click()
+    expect(page).to_have_url(f"/m/{public_id}/rules")
+    expect(page.get_by_role("heading", name="Rules card: Classic")).to_be_visible()
+    expect(page.locator(".rules-card")).to_contain_text("1500")
+    page.get_by_role("link", name="Ann & Bob · Cy & Di").click()  # back to the match
+    expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
 
 
 def test_a_kept_deal_the_server_finds_impossible_comes_back_to_the_form_to_be_put_right(
@@ -488,3 +529,45 @@ def test_naming_the_phone_without_a_connection_or_on_a_server_error_says_so_besi
     form.get_by_role("button", name="Save the name").click()
     expect(page.locator("#device-name summary")).to_contain_text("This phone: Ann’s phone")
     expect(page.locator("#device-name .send-note")).to_have_count(0)
+
+
+def test_logging_out_forgets_the_pages_kept_for_offline_use(
+    phone: Any, live_server: LiveServer
+) -> None:
+    """On a shared phone, a members-only club page read before logging out is not there
+    to read offline after it; the app shell (home, meld check, rules) still is."""
+    from support import PASSWORD, give_role
+
+    from scorekeeper.services import clubs
+
+    with live_server.app.app_context():
+        club_id = clubs.create_club("Private Tuesdays", visibility="members").public_id
+    give_role(live_server.app, club_id, "keeper", "owner")
+    page = phone.new_page()
+    page.goto("/login")
+    page.get_by_label("Username").fill("keeper")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(re.compile(r".*/(?!login)[^/]*$"))
+    controlled(page)
+    page.goto(f"/c/{club_id}")
+    expect(page.get_by_role("heading", name="Private Tuesdays")).to_be_visible()
+    until(page, f"caches.open('pages-v1').then(c => c.match('/c/{club_id}'))")
+    page.get_by_role("button", name="Log out").click()
+    expect(page.locator("html[data-offline-forgotten='yes']")).to_have_count(1)
+    phone.set_offline(True)
+    page.goto(f"/c/{club_id}")
+    expect(page.get_by_role("heading", name="No connection")).to_be_visible()
+    expect(page.locator("main")).not_to_contain_text("Private Tuesdays")
+    page.goto("/meld")  # the shell stays
+    expect(page.get_by_role("heading", name="Is this enough to go down?")).to_be_visible()
+
+
+def test_waiting_on_a_promise_waits_for_its_answer(phone: Any) -> None:
+    """The tests above wait on cache questions with ``until``: it must wait for a promise's
+    answer, never take the promise itself for true (as ``wait_for_function`` does)."""
+    page = phone.new_page()
+    page.goto("/meld")
+    with pytest.raises(PlaywrightTimeout):
+        until(page, "new Promise(r => setTimeout(() => r(false), 50))", timeout=800)
+    until(page, "new Promise(r => setTimeout(() => r('kept'), 300))")

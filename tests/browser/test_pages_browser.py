@@ -154,6 +154,7 @@ def pages(club: Club) -> list[str]:
         f"/m/{club.match_id}",
         f"/m/{club.finished_id}",
         f"/m/{club.match_id}/deals/1/edit",
+        f"/m/{club.match_id}/rules",
         "/meld",
         "/rules",
         "/rules/new",

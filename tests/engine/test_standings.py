@@ -10,6 +10,7 @@ from scorekeeper.engine.standings import (
     Opponent,
     SideRecord,
     Tally,
+    extend,
     line_of,
     lines,
     outcome_of,
@@ -263,3 +264,16 @@ def test_a_lone_entry_leads_on_win_rate():
 def test_a_line_is_a_plain_value():
     line = line_of("a", HISTORY[:1])
     assert isinstance(line, Line) and line.key == "a"
+
+
+def test_a_line_extended_by_each_newer_record_is_the_line_of_all_of_them():
+    """Appending one finished match to a stored line (the common write) gives what summing
+    the whole history gives, at every step: tallies, sums, books and the streak."""
+    for key in "abcdef":
+        own = [r for r in HISTORY if key in r.players]
+        line = line_of(key, [])
+        for count, record in enumerate(own, start=1):
+            line = extend(line, record)
+            assert line == line_of(key, own[:count])
+    runs = [extend(extend(line_of("z", []), r), r).streak for r in HISTORY[:2]]
+    assert runs == [("win", 2), ("loss", 2)]

@@ -110,6 +110,59 @@ def test_lines_after_any_sequence_of_writes_equal_the_lines_rebuilt_from_scratch
     assert kinds == {aggregates.PLAYER, aggregates.PARTNERSHIP}
 
 
+@pytest.mark.parametrize("seed", [4, 5])
+def test_lines_of_nights_played_in_date_order_equal_the_lines_rebuilt_from_scratch(ctx, seed):
+    """The common case, added to the stored lines match by match: club nights in date
+    order, two or three tables a night finishing in any order, seasons, a table left
+    unfinished, now and then a night entered late or an old match corrected."""
+    rng = random.Random(seed)
+    club = clubs.create_club("Tuesday")
+    start = date(2024, 1, 1)
+    clubs.add_season(club, "Winter", start, start + timedelta(days=59))
+    played: list[str] = []
+    for night in range(16):
+        day = start + timedelta(days=7 * night)
+        if night % 6 == 5:  # a night entered a fortnight late
+            day -= timedelta(days=14)
+        tables = [random_match(club, rng, day) for _ in range(rng.choice((2, 3)))]
+        rng.shuffle(tables)
+        for loaded in tables:
+            loaded = record(loaded, rng) if rng.random() < 0.1 else finish(loaded, rng)
+            played.append(loaded.public_id)
+        if night % 5 == 4:
+            loaded = matches.reopen(matches.load_match(rng.choice(played[:-3])))
+            if loaded.game.deals:
+                entries = [demo.realistic_deal(rng, i == 0) for i in range(len(loaded.game.sides))]
+                matches.correct_deal(loaded, 1, entries, None)
+        assert lines_of(club.id) == rebuilt(club.id)
+
+
+def test_a_match_finished_after_its_players_other_games_reads_only_its_own_records(
+    ctx, monkeypatch
+):
+    """Tonight's match is added to its players' lines: the side records read while it is
+    saved are its own, however long their history (issue 17)."""
+    read = []
+    real = aggregates.records_of
+
+    def counting(rows):
+        found = real(rows)
+        read.append(len(found))
+        return found
+
+    monkeypatch.setattr(aggregates, "records_of", counting)
+    costs = []
+    for size in (3, 12):
+        club = clubs.create_club(f"Club of {size}")
+        for week in range(size):
+            day = date(2023, 1, 2) + timedelta(days=7 * week)
+            play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), day)
+        read.clear()
+        play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(200, 600), date(2024, 1, 1))
+        costs.append(sum(read))
+    assert costs == [2, 2]
+
+
 def test_a_season_added_later_gets_lines_for_the_matches_already_played_in_it(ctx):
     club = clubs.create_club("Tuesday")
     play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), day=date(2024, 3, 5))

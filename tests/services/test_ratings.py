@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
+from sqlalchemy import event as sqlalchemy_event
 from sqlalchemy import select
 
+from scorekeeper.engine import PRESETS, Side
 from scorekeeper.extensions import db
 from scorekeeper.models import Player, RatingPoint
 from scorekeeper.services import clubs, matches, ratings
@@ -103,3 +105,80 @@ def test_a_match_finished_out_of_date_order_is_rated_in_date_order(ctx):
     assert snapshot(fresh)[0] == late[0]
     sequences = [sequence for _p, _m, sequence, _mu in late[1]]
     assert sequences == [0, 0, 1, 1]
+
+
+def test_finishing_and_correcting_in_any_order_equals_a_replay_from_scratch(ctx):
+    """Two tables a night, started together and finished in either order; a night entered
+    a week late; a correction and a removal in old matches: every stored rating and rating
+    point is what a replay of the whole history from scratch gives."""
+    club = clubs.create_club("Tuesday")
+    people = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]
+
+    def start(week, table):
+        a, b, c, d = (people[(week + table + i) % 6] for i in (0, 2, 3, 5))
+        sides = [Side((a, b)), Side((c, d))]
+        return clubs.start_club_match(club, PRESETS["classic"], sides, 0, history_day(week))
+
+    def finish(loaded, week, table):
+        points = four_deals(300 + 100 * ((week * 7 + table) % 5), 450)
+        for number, (x, y) in enumerate(points, start=1):
+            entries = [{"melded_points": x}, {"melded_points": y}]
+            loaded, _ = matches.record_deal(loaded, entries, f"k{loaded.row.id}-{number}", number)
+        return loaded
+
+    finished = []
+    for week in [0, 1, 3, 2, 4, 5]:  # week 2's night is entered after week 3's
+        tables = [start(week, 0), start(week, 1)]
+        for table in [1, 0] if week % 2 else [0, 1]:
+            finished.append(finish(tables[table], week, table))
+    old = matches.reopen(matches.load_match(finished[3].row.public_id))
+    matches.correct_deal(old, 1, [{"melded_points": 40}, {"melded_points": 900}], None)
+    matches.remove_last_deal(matches.reopen(matches.load_match(finished[6].row.public_id)), 4)
+
+    kept = snapshot(club)
+    ratings.recompute(club.id)
+    db.session.commit()
+    assert snapshot(club) == kept
+    assert len(kept[1]) == 4 * 11
+
+
+def statements_while(work):
+    """How many SQL statements ``work`` sends."""
+    count = 0
+
+    def counted(*_args):
+        nonlocal count
+        count += 1
+
+    engine = db.engine
+    sqlalchemy_event.listen(engine, "before_cursor_execute", counted)
+    try:
+        work()
+    finally:
+        sqlalchemy_event.remove(engine, "before_cursor_execute", counted)
+    return count
+
+
+@pytest.mark.parametrize("late", [False, True])
+def test_finishing_a_match_costs_the_same_statements_whatever_the_history_before_it(ctx, late):
+    """A match finished tonight, or one of last night finished after tonight's: the work
+    depends on what follows it, never on the history before (issue 17)."""
+    costs = []
+    for size in (3, 12):
+        club = clubs.create_club(f"Club of {size}")
+        for week in range(size):
+            play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), history_day(week))
+        play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(200, 600), history_day(size))
+        day = history_day(size - 1 if late else size)
+        costs.append(
+            statements_while(
+                lambda club=club, day=day: play(
+                    club, [("Ann", "Dee"), ("Bob", "Cid")], four_deals(700, 100), day
+                )
+            )
+        )
+    assert costs[0] == costs[1]
+
+
+def history_day(week):
+    return date(2023, 1, 2) + timedelta(days=7 * week)

@@ -7,6 +7,7 @@ it prints, requests the page there, and stops it. (gunicorn's workers run in
 
 from __future__ import annotations
 
+import io
 import os
 import queue
 import re
@@ -135,3 +136,80 @@ def test_the_wsgi_module_builds_the_app_without_touching_the_schema(
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "scorekeeper"
     assert tables(env) == []
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(n) for n in path.read_text().split()] if path.exists() else []
+
+
+def _server_process(parent: int) -> int:
+    deadline = time.monotonic() + STARTUP
+    while time.monotonic() < deadline:
+        found = _children(parent)
+        if found:
+            return found[0]
+        time.sleep(0.1)
+    raise AssertionError("serve started no server process")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc (Linux)")
+def test_a_crashed_server_process_is_started_again_and_nothing_is_refused_meanwhile(
+    env: dict[str, str], servers: list[Server]
+) -> None:
+    """Issue 9: a segmentation fault must not end the evening. The server process dies of
+    SIGSEGV; the connection made at that moment waits in the socket's queue and is
+    answered by the new process; a kill -9 of serve itself leaves no process on the port."""
+    port = free_port()
+    argv = [sys.executable, "-m", "scorekeeper.cli", "serve", "--host", "127.0.0.1"]
+    server = Server([*argv, "--port", str(port)], env)
+    servers.append(server)
+    url = server.wait_for(r"running on this computer only: (http://\S+)").group(1)
+    assert get(url)[0] == 200
+    first = _server_process(server.process.pid)
+    os.kill(first, signal.SIGSEGV)
+    assert get(url)[0] == 200  # queued meanwhile, answered by the new process
+    server.wait_for(r"the server stopped \(SIGSEGV, after \d+ s\); it is started again")
+    assert "Fatal Python error: Segmentation fault" in "".join(server.seen)  # the trace
+    second = _server_process(server.process.pid)
+    assert second != first
+    server.process.kill()  # kill -9 of serve: its server process goes too, freeing the port
+    server.process.wait()
+    deadline = time.monotonic() + 10
+    while not _gone(second) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _gone(second)
+
+
+def _gone(pid: int) -> bool:
+    """Ended: no such process, or one that ended and waits to be reaped (a zombie)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_a_server_process_that_keeps_crashing_at_once_is_given_up_with_a_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from scorekeeper import keeper
+
+    crash = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"]
+    monkeypatch.setattr(keeper, "worker_command", lambda fd, threads: crash)
+    said = io.StringIO()
+    too_many = pytest.raises(keeper.KeeperError, match="stopped 5 times within 60 seconds")
+    with keeper.listen("127.0.0.1", 0) as sock, too_many:
+        keeper.keep_serving(sock, 1, err=said)
+    assert said.getvalue().count("it is started again") == 4
+
+
+def test_a_server_process_that_ends_normally_ends_serve_with_its_status(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from scorekeeper import keeper
+
+    monkeypatch.setattr(
+        keeper, "worker_command", lambda fd, threads: [sys.executable, "-c", "raise SystemExit(3)"]
+    )
+    with keeper.listen("127.0.0.1", 0) as sock:
+        assert keeper.keep_serving(sock, 1) == 3

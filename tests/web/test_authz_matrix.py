@@ -54,7 +54,7 @@ def url_for_rule(rule: Any, world: World) -> str:
         "preset_id": "classic",
         "rule_set_id": "classic",
     }
-    if rule.endpoint.startswith(("matches.", "trail.", "api.")):
+    if rule.endpoint.startswith(("matches.", "trail.", "live.", "api.")):
         values["public_id"] = world.match
     else:
         values["public_id"] = world.rules

@@ -277,9 +277,19 @@ def test_club_night_shows_todays_tables_with_live_totals(client, app):
         play(made, [("Cid",), ("Dee",)], four_deals(5, 5), day=date(2020, 1, 1))
         made_id = made.public_id
     own(app, made_id)
-    body = client.get(f"/c/{made_id}/tonight", headers=HX).get_data(as_text=True)
-    assert 'hx-trigger="every 20s"' in body
+    response = client.get(f"/c/{made_id}/tonight", headers=HX)
+    body = response.get_data(as_text=True)
+    assert f'data-live="/c/{made_id}/tonight"' in body  # static/js/app.js asks again
     assert ">150<" in body and "Ann" in body and "Cid" not in body
+    # asked again with the version it has: 304 until a table changes (issue 14)
+    tag = response.headers["ETag"]
+    again = client.get(f"/c/{made_id}/tonight", headers={**HX, "If-None-Match": tag})
+    assert again.status_code == 304 and again.data == b""
+    with app.app_context():
+        play(clubs.get_club(made_id), [("Eve",), ("Fay",)], [[90, 10]], day=date.today())
+    changed = client.get(f"/c/{made_id}/tonight", headers={**HX, "If-None-Match": tag})
+    assert changed.status_code == 200 and "Eve" in changed.get_data(as_text=True)
+    assert changed.headers["ETag"] != tag
 
 
 def test_seed_demo_creates_a_club_with_full_standings(app):

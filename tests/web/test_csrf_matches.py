@@ -18,7 +18,11 @@ from helpers import (
     show,
     totals,
 )
+from sqlalchemy import select
 from support import csrf_token_of
+
+from scorekeeper.extensions import db
+from scorekeeper.models import Match
 
 FRIENDLY = "This page was open too long or came from elsewhere. Reload it and try again."
 
@@ -112,4 +116,22 @@ def test_removing_correcting_and_reopening_need_the_token_too(
     token = csrf_token_of(confirm.split("<form")[1])
     response = client.post(f"/m/{public_id}/deals/1/remove", data={"csrf_token": token})
     assert response.status_code == 303
+    assert deal_count(app, public_id) == 0
+
+
+def test_a_post_to_a_match_or_a_page_that_is_not_there_is_404_or_405_not_a_token_error(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Asked without a form token (an onlooker trying the scoring URLs with the token of
+    the watching link, a mistyped address), the answer is what a GET would say: nothing is
+    there (404), or nothing takes a post there (405); a real match still asks for its token."""
+    public_id = _started(client)
+    with app.app_context():
+        token = db.session.scalar(select(Match.onlooker_token).where(Match.public_id == public_id))
+    watcher = app.test_client()
+    data = deal_form_data({"melded_points": 100}, {"melded_points": 50}, expected_deal="1")
+    for url in (f"/m/{token}/deals", f"/m/{token}/deals/1", f"/m/{token}/reopen", "/nowhere"):
+        assert watcher.post(url, data=data).status_code == 404, url
+    assert watcher.post(f"/watch/{token}", data=data).status_code == 405
+    assert watcher.post(f"/m/{public_id}/deals", data=data).status_code == 400
     assert deal_count(app, public_id) == 0

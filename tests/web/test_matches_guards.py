@@ -10,6 +10,7 @@ from helpers import (
     enter_deal,
     general_errors,
     hidden_fields,
+    parse,
     show,
     start_match,
     totals,
@@ -74,7 +75,7 @@ def test_a_fresh_deal_form_never_shows_the_numbers_just_saved(client: FlaskClien
     assert hidden_fields(html)["submission_key"] != guards["submission_key"]
 
 
-def test_a_correction_that_lost_a_race_shows_the_winners_numbers(
+def test_a_correction_that_lost_a_race_shows_the_winners_numbers_and_keeps_the_typed_ones(
     app: Flask, client: FlaskClient
 ) -> None:
     public_id = start_match(client)
@@ -86,9 +87,13 @@ def test_a_correction_that_lost_a_race_shows_the_winners_numbers(
     refused = client.post(url, data={**phone_b, **deal_form_data(*SMALL)})
     assert refused.status_code == 422
     html = refused.get_data(as_text=True)
-    assert "the form now shows their numbers" in general_errors(html)[0]
-    assert hidden_fields(html)["version"] == "2"
-    assert 'value="80"' in html  # phone A's correction, not phone B's
+    assert "theirs and yours are shown side by side" in general_errors(html)[0]
+    assert hidden_fields(html)["version"] == "2"  # saving the form now puts B's on top
+    page = parse(html)
+    theirs = page.find_all("div", cls="theirs")[0].find_all("tfoot")[0].text
+    assert theirs.split()[-2:] == ["+40", "+580"]  # phone A's correction (OTHER)
+    typed = page.find_all("input", name="sides-0-melded_points", id="sides-0-melded_points")
+    assert typed[0].attrs["value"] == "100"  # phone B's typed numbers stay in the form
     assert totals(show(client, public_id)) == [40, 580]
 
 

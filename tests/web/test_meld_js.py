@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from flask import Flask
 
 from scorekeeper.engine import Meld, RuleSet, check_meld
 from scorekeeper.engine.presets import PRESETS
-from scorekeeper.web.pwa import MELD_KNOBS
+from scorekeeper.web.i18n import translated_check
+from scorekeeper.web.pwa import MELD_KNOBS, meld_words
 
 MELD_JS = Path(__file__).resolve().parents[2] / "static" / "js" / "meld.js"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -173,19 +175,22 @@ def engine_answer(data: dict[str, Any]) -> dict[str, Any]:
     return check_meld(rules, data["deal"], melds, data["total"], data["pile"]).as_dict()
 
 
-def script_answers(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Run every case through meld.js, fed each rule set's JSON as the meld page does."""
+def script_answers(
+    cases: list[dict[str, Any]], words: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Run every case through meld.js, fed each rule set's JSON (and the page's words for
+    its language) as the meld page does."""
     rules = {  # what the meld page gives the script: the knobs the meld check reads
         name: {key: data[key] for key in MELD_KNOBS if key in data}
         for name, data in RULE_DATA.items()
     }
     program = (
         "const M = require(process.argv[1]);"
-        "const {rules, cases} = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        "const {rules, cases, words} = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
         "process.stdout.write(JSON.stringify(cases.map(c =>"
-        " M.checkMeld(rules[c.rules], c.deal, c.melds, c.total, c.pile))));"
+        " M.checkMeld(rules[c.rules], c.deal, c.melds, c.total, c.pile, words))));"
     )
-    payload = json.dumps({"rules": rules, "cases": cases})
+    payload = json.dumps({"rules": rules, "cases": cases, "words": words})
     node = shutil.which("node")
     if node:
         done = subprocess.run(
@@ -206,9 +211,9 @@ def script_answers(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
         page = browser.new_page()
         page.add_script_tag(content=MELD_JS.read_text())
         answers = page.evaluate(
-            "([rules, cases]) => cases.map(c =>"
-            " ScorekeeperMeld.checkMeld(rules[c.rules], c.deal, c.melds, c.total, c.pile))",
-            [rules, cases],
+            "([rules, cases, words]) => cases.map(c =>"
+            " ScorekeeperMeld.checkMeld(rules[c.rules], c.deal, c.melds, c.total, c.pile, words))",
+            [rules, cases, words],
         )
         browser.close()
         return answers
@@ -239,6 +244,25 @@ def test_the_script_answers_three_thousand_generated_cases_as_the_engine_does(
         if s != e
     ]
     assert not different, different[:3]
+
+
+@pytest.mark.parametrize("language", ["cs", "bs", "ru"])
+def test_without_a_connection_the_reasons_are_in_the_page_s_language_as_the_server_says_them(
+    app: Flask, language: str
+) -> None:
+    """The meld page gives meld.js its language's words (``meld_words``): every reason the
+    script gives is the one the server gives in that language, and none is left English."""
+    cases = TABLE + generated(600, seed=29)
+    with app.test_request_context(headers={"Accept-Language": language}):
+        words = meld_words()
+        expected = [translated_check(engine_answer(c)) for c in cases]
+    said = script_answers(cases, words)
+    assert said == expected
+    reasons = {r for answer in said for m in answer["melds"] for r in m["reasons"]}
+    english = {
+        r for answer in map(engine_answer, cases) for m in answer["melds"] for r in m["reasons"]
+    }
+    assert len(reasons) > 40 and not reasons & english
 
 
 def situations(case: dict[str, Any], answer: dict[str, Any]) -> set[tuple[str, str]]:

@@ -90,15 +90,22 @@ def test_the_service_worker_keeps_the_static_files_and_the_app_pages_that_exist(
     client: FlaskClient,
 ) -> None:
     body = client.get("/sw.js").get_data(as_text=True)
-    config = json.loads(re.match(r"self\.SCOREKEEPER = (\{.*\});\n", body).group(1))
-    assert config["offline"] == "/offline"
+    head = json.loads(re.match(r"self\.SCOREKEEPER = (\{.*\});\n", body).group(1))
+    assert head["offline"] == "/offline"
+    assert head["shell"] == f"/sw-shell.json?v={head['version']}"
+    shell = client.get(head["shell"])  # what the worker fetches when it installs
+    assert shell.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    config = shell.get_json()
+    assert config["version"] == head["version"] and config["offline"] == "/offline"
+    unversioned = client.get("/sw-shell.json?v=0")  # an old worker's: asked again each time
+    assert unversioned.headers["Cache-Control"] == "no-cache"
     assert {"/offline", "/", "/meld", "/rules"} < set(config["pages"])
     assert "/rules/presets/classic" in config["pages"]  # the rules cards
     urls = config["assets"] + config["pages"]
     for url in urls:
         assert client.get(url).status_code == 200, url
     names = {re.sub(r"\?v=[0-9a-f]{12}$", "", url) for url in config["assets"]}
-    assert {"/static/js/offline.js", "/static/js/app.js", "/static/css/app.css"} <= names
+    assert {"/static/js/app.js", "/static/js/sync.js", "/static/css/app.css"} <= names
     assert any(name.startswith("/static/vendor/htmx/") for name in names)
     assert all("?v=" in url for url in config["assets"])
 

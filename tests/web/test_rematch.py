@@ -69,3 +69,36 @@ def test_a_club_match_s_rematch_is_played_in_the_club_today(
     with app.app_context():
         row = db.session.query(MatchRow).filter_by(public_id=new_id).one()
         assert all(p.player_id is not None for side in row.sides for p in side.players)
+
+
+def test_a_second_tap_on_rematch_opens_the_same_new_match(app: Flask, client: FlaskClient) -> None:
+    """A double tap, or a second phone at the table, never starts a second rematch."""
+    response = client.post("/matches", data={**new_match_data(), "deals_in_game": "2"})
+    public_id = response.headers["Location"].removeprefix("/m/")
+    for _ in range(2):
+        assert enter_deal(client, public_id, {"melded_points": 50}, {}).status_code == 303
+    first = client.post(f"/m/{public_id}/rematch").headers["Location"]
+    second = client.post(f"/m/{public_id}/rematch").headers["Location"]
+    assert first == second
+    with app.app_context():
+        assert db.session.query(MatchRow).count() == 2
+        new = db.session.query(MatchRow).filter_by(public_id=first.removeprefix("/m/")).one()
+        old = db.session.query(MatchRow).filter_by(public_id=public_id).one()
+        assert new.rematch_of_id == old.id
+    page = show(client, public_id)  # the finished match now leads to its rematch
+    assert f'href="{first}"' in page and "Open the rematch" in page
+    assert f"/m/{public_id}/rematch" not in page
+
+
+def test_a_club_match_s_second_rematch_tap_starts_nothing_more(
+    app: Flask, client: FlaskClient
+) -> None:
+    with app.app_context():
+        club = clubs.create_club("Wednesday", min_games=1)
+        public_id = play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300)).public_id
+        club_public_id = club.public_id
+    client = owner_client(app, club_public_id)
+    locations = {client.post(f"/m/{public_id}/rematch").headers["Location"] for _ in range(3)}
+    assert len(locations) == 1
+    with app.app_context():
+        assert db.session.query(MatchRow).count() == 2

@@ -91,7 +91,10 @@ def test_the_match_page_card_of_a_six_deal_match_shows_six_minimum_melds(
     from helpers import new_match_data
 
     response = client.post("/matches", data={**new_match_data("whitnack"), "deals_in_game": "6"})
-    page = text(show(client, response.headers["Location"].removeprefix("/m/")))
+    public_id = response.headers["Location"].removeprefix("/m/")
+    assert f'href="/m/{public_id}/rules"' in show(client, public_id)  # the match page links it
+    page = text(client.get(f"/m/{public_id}/rules").get_data(as_text=True))
+    assert "Rules card: Whitnack" in page
     assert "Deal 5 150 Deal 6 150" in page
     assert "Deals in a game 6" in page
     assert "gives no minimum meld" in page  # a frozen copy of a preset keeps its notes
@@ -131,7 +134,7 @@ def test_a_match_frozen_before_cites_its_source_by_title_without_todays_notes(
         rules = RuleSet.from_dict(_frozen_before(preset_id))
         loaded = matches.start_match(rules, preset_id, [Side(p) for p in layout], 0)
         public_id = loaded.row.public_id
-    page = text(show(client, public_id))
+    page = text(client.get(f"/m/{public_id}/rules").get_data(as_text=True))
     assert f"Source {cited}" in page
     assert "seeds" not in page and ".txt" not in page
     assert "the source's own" not in page and "gives no minimum meld" not in page

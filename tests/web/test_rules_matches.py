@@ -87,8 +87,10 @@ def test_editing_or_deleting_the_saved_rules_never_changes_a_started_match(
     edited = changed(edit, name="Saturday", going_out_bonus=999, value_joker=75)
     assert client.post(f"/rules/{public_id}/edit", data=edited).status_code == 303
     assert only_match(app)[0] == before
-    page = " ".join(re.sub(r"<[^>]+>", " ", client.get(location).get_data(as_text=True)).split())
+    card = client.get(f"{location}/rules")  # the match's rules card, its own page
+    page = " ".join(re.sub(r"<[^>]+>", " ", card.get_data(as_text=True)).split())
     assert "Going-out bonus +250" in page and "Joker 50" in page and "+999" not in page
+    assert "Rules card: Friday night" in page
 
     assert client.post(f"/rules/{public_id}/delete").status_code == 303
     assert only_match(app)[0] == before
@@ -115,3 +117,19 @@ def test_the_rules_card_page_links_to_a_new_match_with_these_rules(
     public_id = save(app)
     html = client.get(f"/rules/{public_id}").get_data(as_text=True)
     assert f'href="/matches/new?rules=saved:{public_id}"' in html
+
+
+def test_the_match_page_links_its_rules_card_which_has_a_page_of_its_own(
+    client: FlaskClient,
+) -> None:
+    location = start(client, "classic")
+    public_id = location.rsplit("/", 1)[1]
+    match_page = client.get(location).get_data(as_text=True)
+    assert f'href="/m/{public_id}/rules"' in match_page
+    assert 'class="rules-card"' not in match_page  # not carried by every visit and save
+    card = client.get(f"{location}/rules")
+    assert card.status_code == 200
+    html = card.get_data(as_text=True)
+    assert "<h1>Rules card: Classic</h1>" in html and 'class="rules-card"' in html
+    assert f'href="/m/{public_id}"' in html  # back to the match
+    assert client.get("/m/no-such-match/rules").status_code == 404

@@ -271,6 +271,8 @@ def test_the_match_page_still_shows_its_rules_card(client: FlaskClient) -> None:
     data = {"rules": "classic", "layout": "2+2", "first_dealer": "0", **names}
     response = client.post("/matches", data=data)
     assert response.status_code == 303
-    html = client.get(response.headers["Location"]).get_data(as_text=True)
-    assert "Rules card: Classic" in html and "<details" in html
+    location = response.headers["Location"]
+    html = client.get(location).get_data(as_text=True)
+    assert "Rules card: Classic" in html and f'href="{location}/rules"' in html
+    html = client.get(f"{location}/rules").get_data(as_text=True)
     assert "Card values" in text(html) and "Going-out bonus +100" in text(html)

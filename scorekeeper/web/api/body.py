@@ -15,6 +15,7 @@ from flask import Response, jsonify, request
 from flask_babel import gettext as _
 
 from ...engine import Problem
+from ..i18n import problem_dicts
 
 #: The field path of a problem with the request as a whole (RULES.md 6 uses "request").
 REQUEST_FIELD = "request"
@@ -89,4 +90,4 @@ def _why(error: ValueError) -> str:
 
 def unprocessable(problems: list[Problem] | tuple[Problem, ...]) -> tuple[Response, int]:
     """The ``422`` answer listing every problem: ``{"errors": [{"field", "message"}]}``."""
-    return jsonify({"errors": [p.as_dict() for p in problems]}), 422
+    return jsonify({"errors": problem_dicts(problems)}), 422

@@ -13,6 +13,7 @@ from flask_babel import gettext as _
 from ...engine import EngineError, check_meld_request, score_request
 from ...services.matches import load_match
 from .. import authz
+from ..i18n import translated_check
 from . import catalog
 from .body import BodyError, json_body, unprocessable
 from .match_json import match_as_dict
@@ -42,7 +43,7 @@ def meld() -> Answer:
     """Check whether a side's intended first meld is enough, without saving anything."""
     try:
         data = catalog.with_named_rules(json_body())
-        return jsonify(check_meld_request(data).as_dict())
+        return jsonify(translated_check(check_meld_request(data).as_dict()))
     except BodyError as error:
         return unprocessable([error.problem])
     except EngineError as error:

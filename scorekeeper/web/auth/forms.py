@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, HiddenField, PasswordField, StringField
+from wtforms import (
+    BooleanField,
+    HiddenField,
+    PasswordField,
+    SelectChoice,
+    SelectField,
+    StringField,
+)
 from wtforms.validators import InputRequired, Length
 
 from ..matches.fields import no_control_characters
@@ -58,4 +65,15 @@ class ResetForm(FlaskForm):
         _l("New password (at least 8 characters)"),
         [InputRequired(_l("Choose a new password."))],
         render_kw={"autocomplete": "new-password", "minlength": 8, "maxlength": 128},
+    )
+
+
+class LanguageForm(FlaskForm):
+    """The account's language: every browser it logs in on speaks it (a switcher's cookie
+    on one browser still wins there)."""
+
+    language = SelectField(
+        _l("Language"),
+        choices=[SelectChoice("", _l("The browser's language"))],
+        validate_choice=True,
     )

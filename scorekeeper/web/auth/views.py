@@ -22,10 +22,13 @@ from flask import (
 )
 from flask_babel import gettext as _
 from flask_login import current_user, login_user, logout_user
+from wtforms import SelectChoice
 
 from ...extensions import limiter, login_manager
 from ...services import accounts
 from .. import authz
+from ..i18n import COOKIE, COOKIE_MAX_AGE, LANGUAGES
+from ..i18n import translate_problem as tr
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
 
@@ -116,6 +119,9 @@ def logout() -> Response:
         accounts.end_session(current_user.session_token)
     logout_user()
     session.clear()
+    # The next page tells this phone to forget the pages it kept for offline use (a club's
+    # members-only pages among them): on a shared phone, nobody reads them after this.
+    session["clear_offline"] = True
     flash(_("You are logged out."), "info")
     return redirect(url_for("home.index"), 303)
 
@@ -136,7 +142,42 @@ def account() -> Response:
                 flash(_("Your password is changed; other devices are logged out."), "success")
                 return redirect(url_for(".account"), 303)
         status = invalid_status()
-    return render("auth/account.html", "auth/account.html", status, form=form)
+    return render(
+        "auth/account.html", "auth/account.html", status, form=form, language=_language_form()
+    )
+
+
+def _language_choices() -> list[SelectChoice]:
+    return [
+        SelectChoice("", _("The browser's language")),
+        *(SelectChoice(code, name) for code, name in LANGUAGES.items()),
+    ]
+
+
+def _language_form() -> forms.LanguageForm:
+    form = forms.LanguageForm(formdata=None, language=current_user.language or "")
+    form.language.choices = _language_choices()
+    return form
+
+
+@bp.route("/account/language", methods=["POST"])
+@authz.signed_in
+def language() -> Response:
+    """Save the account's language; this browser's switcher cookie follows it."""
+    form = forms.LanguageForm()
+    form.language.choices = _language_choices()
+    if not form.validate():
+        flash(_("Choose one of the languages."), "error")
+        return redirect(url_for(".account"), 303)
+    accounts.set_language(current_user, form.language.data or None)
+    response = redirect(url_for(".account"), 303)
+    if form.language.data:
+        response.set_cookie(
+            COOKIE, form.language.data, max_age=COOKIE_MAX_AGE, samesite="Lax", httponly=True
+        )
+    else:
+        response.delete_cookie(COOKIE)
+    return response
 
 
 @bp.route("/reset/<token>", methods=["GET", "POST"])
@@ -170,4 +211,4 @@ def reset(token: str) -> Response:
 def _apply(form: Any, error: accounts.AccountError) -> None:
     for problem in error.problems:
         field = form._fields.get(problem.field) or next(iter(form))
-        field.errors = [*field.errors, problem.message]
+        field.errors = [*field.errors, tr(problem)]

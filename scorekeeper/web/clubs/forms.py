@@ -10,6 +10,7 @@ from flask_wtf import FlaskForm
 from wtforms import DateField, IntegerField, SelectChoice, SelectField, StringField
 from wtforms.validators import InputRequired, Length
 
+from ..i18n import translate_problem as tr
 from ..matches.fields import WholeRange, no_control_characters
 from ..matches.forms import rule_choices
 
@@ -71,4 +72,4 @@ def apply_problems(form: Any, problems: Any) -> None:
     """Put service problems beside their fields (or the first field)."""
     for problem in problems:
         field = form._fields.get(problem.field) or next(iter(form))
-        field.errors = [*field.errors, problem.message]
+        field.errors = [*field.errors, tr(problem)]

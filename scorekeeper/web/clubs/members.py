@@ -16,6 +16,7 @@ from wtforms.validators import InputRequired, NumberRange
 from ...models import Club
 from ...services import accounts, clubs, memberships
 from .. import authz
+from ..i18n import translate_problem as tr
 from ..links import private_link
 from ..rendering import invalid_status, render
 from ..rules.share import qr_svg
@@ -78,7 +79,7 @@ def invite(club_id: str) -> Response:
         try:
             _row, token = memberships.invite(club, current_user, form.role.data, form.uses.data)
         except accounts.AccountError as error:
-            form.uses.errors = [p.message for p in error.problems]
+            form.uses.errors = [tr(p) for p in error.problems]
         else:
             link = private_link("clubs.join", token=token)
             return _page(club, new_link=link, qr=qr_svg(link))
@@ -126,7 +127,7 @@ def change_member(club_id: str, account_id: str) -> Response:
             memberships.link_player(member, player)
             flash(_("Saved who %(name)s is.", name=name), "success")
     except accounts.AccountError as error:
-        return _page(club, invalid_status(), general=[p.message for p in error.problems])
+        return _page(club, invalid_status(), general=[tr(p) for p in error.problems])
     return redirect(url_for(".members", club_id=club.public_id), 303)
 
 

@@ -13,8 +13,10 @@ from ...models import Club
 from ...services import clubs
 from .. import authz
 from ..actor import remember_match
+from ..i18n import translate_problem as tr
 from ..matches import forms as match_forms
-from ..rendering import invalid_status, render
+from ..matches import stamps
+from ..rendering import invalid_status, render, wants_fragment
 from . import forms
 from .views import bp, club_or_404
 
@@ -100,7 +102,7 @@ def create_match(club_id: str) -> Response:
         except EngineError as error:
             for problem in error.problems:
                 field = _field(form, problem.field)
-                field.errors = [*field.errors, problem.message]
+                field.errors = [*field.errors, tr(problem)]
         else:
             remember_match(loaded.public_id)  # the scorer resumes it from this phone's home
             return redirect(url_for("matches.show", public_id=loaded.public_id), 303)
@@ -124,10 +126,18 @@ def tonight(club_id: str) -> Response:
     """Club night: today's matches at every table, with live totals."""
     club = club_or_404(club_id)
     day = date.today()
-    return render(
+    # live (issue 14): the tables' fragment is answered 304 while no table changed; the
+    # page itself is never (it carries flashed messages and a fresh CSRF token)
+    etag = stamps.night_etag(club, day)
+    unchanged = stamps.not_modified(etag) if wants_fragment() else None
+    if unchanged is not None:
+        return unchanged
+    response = render(
         "clubs/tonight.html",
         "clubs/_tonight.html",
         club=club,
         day=day,
         matches=clubs.matches_on(club, day),
+        live_etag=etag,
     )
+    return stamps.tagged(response, etag) if wants_fragment() else response

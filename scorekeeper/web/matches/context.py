@@ -11,10 +11,12 @@ from flask_babel import gettext as _
 from ...engine import EngineError, Match, going_out_checklist, score_deal
 from ...engine.cards import describe_key
 from ...services.charts import running_totals_chart
-from ...services.matches import LoadedMatch, new_submission_key
+from ...services.matches import LoadedMatch, new_submission_key, rematch_of
 from ..actor import current_device
+from ..i18n import translate_problem as tr
 from . import forms
 from .history import history_view
+from .stamps import match_etag
 
 
 @dataclass(frozen=True)
@@ -59,14 +61,16 @@ def match_context(
         )
         for n, recorded in enumerate(game.deals, start=1)
     ]
-    if form is None:
-        form = _fresh_form(loaded, editing)
+    if form is None and (editing is not None or not game.finished):
+        form = _fresh_form(loaded, editing)  # a finished match's page has no deal form
     deal = editing or game.current_deal
     return {
         "match": row,
         "game": game,
         "rules": game.rules,
         "labels": [side.label for side in game.sides],
+        # a finished match's rematch once one was started (its page opens it)
+        "rematch": rematch_of(row) if game.finished else None,
         "deals": deals,
         "deal": deal,
         "dealer": game.dealer(deal) if deal else None,
@@ -79,9 +83,9 @@ def match_context(
         "editing": editing,
         "removing": removing,
         "groups": _groups(game),
-        "counts_open": _counts_open(game, form),
+        "counts_open": _counts_open(game, form) if form is not None else {},
         "sheet_class": _sheet_class(len(game.sides)),
-        "checklists": _checklists(game, form),
+        "checklists": _checklists(game, form) if form is not None else [],
         "requires": dict(game.rules.going_out_requires),
         "chart": running_totals_chart(game),
         "history": history_view(loaded),
@@ -90,6 +94,8 @@ def match_context(
         "device": current_device() if g.get("match_writable", True) else None,
         "outcome": outcome,
         "announcement": announcement,
+        # the version the page shows: its live updates ask "still this?" (issue 14)
+        "live_etag": match_etag(row.id),
         **trail,
     }
 
@@ -166,7 +172,7 @@ def _label(key: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-#: From which screen width the score sheet fits its sides as columns (static/css/sheet.css).
+#: From which screen width the score sheet fits its sides as columns (static/css/app.css).
 COLUMNS_FROM = {2: "always", 3: "360", 4: "576", 5: "832", 6: "832"}
 
 
@@ -224,7 +230,7 @@ def preview_context(game: Match, form: Any, deal: int) -> dict[str, Any]:
     try:
         score = score_deal(game.rules, deal, game.player_count, entries, game.side_sizes)
     except EngineError as error:
-        context["problems"] = [_named(p.field, p.message, labels) for p in error.problems]
+        context["problems"] = [_named(p.field, tr(p), labels) for p in error.problems]
     else:
         context["breakdowns"] = score.sides
     return context

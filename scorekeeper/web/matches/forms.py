@@ -24,6 +24,8 @@ from ...engine import RuleSet, value_groups
 from ...engine.entries import COUNT_BOUND, POINTS_BOUND
 from ...engine.rules import MAX_DEALS, MIN_DEALS
 from ...services import rule_sets
+from ..i18n import text
+from ..i18n import translate_problem as tr
 from ..rules.card import layout_text
 from .fields import WholeNumberField, no_control_characters
 
@@ -54,7 +56,10 @@ def choose_layout(rules: RuleSet, key: str | None) -> tuple[int, ...]:
 
 def rule_choices() -> list[SelectChoice]:
     """The rule sets a match can start with: the presets, then the saved house rules."""
-    return [SelectChoice(choice.origin, choice.name) for choice in rule_sets.available()]
+    return [
+        SelectChoice(choice.origin, choice.name if choice.saved else text(choice.name))
+        for choice in rule_sets.available()
+    ]
 
 
 class StartForm(FlaskForm):
@@ -264,9 +269,9 @@ def apply_problems(form: Any, problems: Any) -> list[str]:
     for problem in problems:
         field = _field_for(form, problem.field)
         if field is None:
-            general.append(problem.message)
+            general.append(tr(problem))
         else:
-            field.errors = [*field.errors, problem.message]
+            field.errors = [*field.errors, tr(problem)]
     return general
 
 

@@ -8,7 +8,7 @@ Times are stored in UTC and shown in UTC with a ``<time datetime=...>`` element,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from babel.dates import format_datetime
@@ -46,11 +46,13 @@ class Line:
 @dataclass(frozen=True)
 class HistoryView:
     """The match page's history: newest first, the removal to offer back, the deals
-    changed after they were entered (the deal table marks them)."""
+    changed after they were entered (the deal table marks them), and who entered or
+    last changed each deal (the deal table names them: "who entered what", issue 14)."""
 
     lines: list[Line]
     restorable: Line | None
     changed: frozenset[int]
+    by: dict[int, str] = field(default_factory=dict)
 
 
 def history_view(loaded: LoadedMatch, now: datetime | None = None) -> HistoryView:
@@ -62,8 +64,23 @@ def history_view(loaded: LoadedMatch, now: datetime | None = None) -> HistoryVie
     restorable = next(
         (ln for ln in lines if trail.restorable and ln.id == trail.restorable.id), None
     )
-    changed = frozenset(n for n in range(1, len(loaded.game.deals) + 1) if trail.changed(n))
-    return HistoryView(lines, restorable, changed)
+    played = range(1, len(loaded.game.deals) + 1)
+    changed = frozenset(n for n in played if trail.changed(n))
+    return HistoryView(lines, restorable, changed, _who_entered(trail.changes, played))
+
+
+#: The events that leave a deal as it stands: its entry, its restoring, its correction.
+ENTERED = (audit.RECORDED, audit.RESTORED, audit.CORRECTED)
+
+
+def _who_entered(changes: Sequence[audit.Change], played: range) -> dict[int, str]:
+    """Deal number -> who made its newest entry, restoring or correction (newest first in
+    ``changes``); a deal entered by nobody known (a script, the demo) is left out."""
+    by: dict[int, str] = {}
+    for change in changes:
+        if change.deal in played and change.deal not in by and change.kind in ENTERED:
+            by[change.deal] = change.actor
+    return {n: who for n, who in by.items() if who}
 
 
 def _line(change: audit.Change, labels: Sequence[str], now: datetime) -> Line:

@@ -22,6 +22,7 @@ from ...services import matches as service
 from ...services import restore as restoring
 from .. import authz
 from ..actor import NAME_LENGTH, current_actor, name_device
+from ..i18n import translate_problem as tr
 from ..rendering import invalid_status, render, wants_fragment
 from .context import match_context
 from .fields import no_control_characters
@@ -70,7 +71,7 @@ def restore(public_id: str, number: int) -> Response:
         abort(404)
     except EngineError as error:
         loaded = _loaded(public_id)
-        errors = [p.message for p in error.problems]
+        errors = [tr(p) for p in error.problems]
         context = match_context(loaded, history_errors=errors)
         return render("matches/show.html", "matches/_match.html", invalid_status(), **context)
     message = _("Deal %(n)s is back, as it was before it was removed.", n=number)

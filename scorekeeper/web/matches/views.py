@@ -6,7 +6,7 @@ import re
 from datetime import date
 from typing import Any
 
-from flask import Blueprint, abort, flash, redirect, request, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from werkzeug import Response
 
@@ -18,8 +18,10 @@ from ...services import clubs, rule_sets
 from ...services import matches as service
 from .. import authz, storage
 from ..actor import current_actor, remember_match
+from ..i18n import translate_problem as tr
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
+from .conflict import conflict_context
 from .context import match_context, preview_context, refused_announcement, saved_announcement
 
 bp = Blueprint("matches", __name__)
@@ -105,7 +107,7 @@ def create() -> Response:
         except EngineError as error:
             for problem in error.problems:
                 field = _new_match_field(form, start, problem.field)
-                field.errors = [*field.errors, problem.message]
+                field.errors = [*field.errors, tr(problem)]
         else:
             remember_match(loaded.public_id)  # listed on this browser's home page
             return redirect(url_for(".show", public_id=loaded.public_id), 303)
@@ -136,6 +138,22 @@ def show(public_id: str) -> Response:
     return render("matches/show.html", "matches/_match.html", **match_context(loaded))
 
 
+@bp.get("/m/<public_id>/rules")
+@authz.match("read")
+def rules(public_id: str) -> str:
+    """The rules card of the match: its rules as they were frozen when it started (a rule
+    set edited later does not change it). Its own page, so the match page stays light on
+    the wire; the service worker keeps it with the match page for use offline."""
+    loaded = _loaded(public_id)
+    game = loaded.game
+    return render_template(
+        "matches/rules.html",
+        match=loaded.row,
+        rules=game.rules,
+        labels=[side.label for side in game.sides],
+    )
+
+
 @authz.match("write")  # checked again, reading only: the failure may have come first
 def _typed_again(message: str, public_id: str, number: int | None = None) -> Response:
     """The deal form again with what was typed, when the server could not store it."""
@@ -157,6 +175,7 @@ def record(public_id: str) -> Response:
     game = loaded.game
     form = forms.deal_form(game.rules, len(game.sides), request.form)
     general: list[str] = []
+    conflict = None
     if form.validate():
         entries = forms.entries_from_form(form, game.rules)
         expected = _int(form.expected_deal.data)
@@ -168,10 +187,12 @@ def record(public_id: str) -> Response:
                 loaded, entries, key, expected, actor=current_actor()
             )
         except service.StaleError as error:
-            # Show the deals as they are now; the typed numbers stay, aimed at the next deal.
+            # Show the deals as they are now; the typed numbers stay, aimed at the next deal,
+            # and beside the deal that was entered first (the conflict view, issue 14).
             loaded = _loaded(public_id)
             form.expected_deal.data = str(loaded.game.current_deal or "")
             general = forms.apply_problems(form, error.problems)
+            conflict = conflict_context(loaded, expected, "entered")
         except EngineError as error:
             general = forms.apply_problems(form, error.problems)
         else:
@@ -181,7 +202,9 @@ def record(public_id: str) -> Response:
                 return render("matches/show.html", "matches/_match.html", **context)
             flash(announcement, "saved")
             return redirect(url_for(".show", public_id=public_id), 303)
-    context = match_context(loaded, form=form, general_errors=general, outcome="refused")
+    context = match_context(
+        loaded, form=form, general_errors=general, outcome="refused", conflict=conflict
+    )
     context["announcement"] = refused_announcement(context)
     return render("matches/show.html", "matches/_match.html", invalid_status(), **context)
 
@@ -219,7 +242,12 @@ def edit(public_id: str, number: int) -> Response:
 @storage.keeps_typed(_typed_again)  # outermost: the authorization check reads too
 @authz.match("write")
 def correct(public_id: str, number: int) -> Response:
-    """Save a corrected deal; the totals follow."""
+    """Save a corrected deal; the totals follow. ``reopen=1`` (the conflict view's "put
+    mine on top" after the other phone's deal finished the match) reopens it first."""
+    if request.form.get("reopen") == "1":
+        found = _loaded(public_id, lock=True)
+        if _closed(found):
+            service.reopen(found, actor=current_actor())
     loaded = _deal_to_correct(public_id, number, lock=True)
     game = loaded.game
     form = forms.deal_form(game.rules, len(game.sides), request.form)
@@ -231,10 +259,14 @@ def correct(public_id: str, number: int) -> Response:
                 loaded, number, entries, _int(form.version.data), actor=current_actor()
             )
         except service.StaleError as error:
-            # Someone else's correction won: show theirs, with the fresh version.
+            # Someone else's correction won: theirs beside this phone's (issue 14); the form
+            # keeps what was typed, with the fresh version, so saving it puts it on top.
             loaded = _loaded(public_id)
+            conflict = conflict_context(loaded, number, "changed")
+            form.version.data = str(loaded.row.deals[number - 1].version)
+            general = [tr(p) for p in error.problems]
             context = match_context(
-                loaded, general_errors=[p.message for p in error.problems], editing=number
+                loaded, form=form, general_errors=general, editing=number, conflict=conflict
             )
             return render("matches/edit.html", "matches/_edit.html", invalid_status(), **context)
         except EngineError as error:
@@ -266,23 +298,34 @@ def remove(public_id: str, number: int) -> Response:
 def rematch(public_id: str) -> Response:
     """A finished match's rematch: the same players in the same seats, the same rules (the
     match's frozen copy, its number of deals too), dealt first by whoever would deal next;
-    a club match's rematch is a club match played today."""
-    loaded = _loaded(public_id)
+    a club match's rematch is a club match played today. One rematch a match: a second
+    tap, or another phone, opens the rematch already started (the match's row lock
+    makes two at once take turns)."""
+    loaded = _loaded(public_id, lock=True)
     game, row = loaded.game, loaded.row
     if not game.finished:
         return redirect(url_for(".show", public_id=public_id), 303)
-    first_dealer = (game.first_dealer + len(game.deals)) % game.player_count
-    club = db.session.get(Club, row.club_id) if row.club_id is not None else None
-    if club is not None:
-        new = clubs.start_club_match(
-            club, game.rules, game.sides, first_dealer, date.today(), deals=game.rules.deals
-        )
-    else:
-        new = service.start_match(
-            game.rules, row.rules_origin, game.sides, first_dealer, deals=game.rules.deals
-        )
-    remember_match(new.public_id)  # on this browser's home page, like the match it follows
-    return redirect(url_for(".show", public_id=new.public_id), 303)
+    started = service.rematch_of(row)
+    if started is None:
+        first_dealer = (game.first_dealer + len(game.deals)) % game.player_count
+        club = db.session.get(Club, row.club_id) if row.club_id is not None else None
+        deals = game.rules.deals
+        if club is not None:
+            new = clubs.start_club_match(
+                club, game.rules, game.sides, first_dealer, date.today(), deals, row.id
+            )
+        else:
+            new = service.start_match(
+                game.rules,
+                row.rules_origin,
+                game.sides,
+                first_dealer,
+                deals=deals,
+                rematch_of=row.id,
+            )
+        started = new.public_id
+    remember_match(started)  # on this browser's home page, like the match it follows
+    return redirect(url_for(".show", public_id=started), 303)
 
 
 @bp.post("/m/<public_id>/reopen")

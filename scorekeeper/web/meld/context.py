@@ -6,6 +6,7 @@ replaced by a sensible default, with a notice saying so.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from flask_babel import gettext as _
@@ -15,6 +16,8 @@ from ...engine import MeldCheck, RuleSet, check_meld
 from ...engine.errors import Problems
 from ...engine.meld import WILD, read_melds
 from ...services.matches import LoadedMatch
+from ..i18n import say
+from ..i18n import translate_problem as tr
 from .choice import Offered, choose_rules
 from .forms import CheckerForm, form_of_state, meld_dicts
 from .page import (
@@ -187,17 +190,17 @@ def _place_problems(
     for problem in problems.items:
         index, _sep, key = problem.field.removeprefix("melds[").partition("].")
         if not problem.field.startswith("melds[") or not index.isdigit():
-            notices.append(problem.message)
+            notices.append(tr(problem))
             continue
         row = int(index)
         bad.setdefault(row, [])
         if submitted and key in ("naturals", "jokers", "twos"):
-            add_error(form.melds[row][key], problem.message)
+            add_error(form.melds[row][key], tr(problem))
         elif submitted:
-            bad[row].append(problem.message)
+            bad[row].append(tr(problem))
         else:
             number = numbers[row] if numbers and row < len(numbers) else row + 1
-            notices.append(_("Meld %(n)s was left out: %(why)s", n=number, why=problem.message))
+            notices.append(_("Meld %(n)s was left out: %(why)s", n=number, why=tr(problem)))
     return bad
 
 
@@ -208,6 +211,8 @@ def _rows(form: CheckerForm, bad_rows: dict[int, list[str]], check: MeldCheck) -
     for index, entry in enumerate(form.melds):
         verdict = None if index in bad_rows else next(verdicts, None)
         rank = str(entry.rank.data or "")
+        if verdict is not None:  # its reasons in the served language
+            verdict = replace(verdict, reasons=tuple(say(r) for r in verdict.reasons))
         rows.append(Row(index, entry.form, rank, verdict, bad_rows.get(index, [])))
     return rows
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Final
 
@@ -11,6 +11,7 @@ from flask_babel import lazy_gettext as _l
 from ...engine import MeldCheck, MeldVerdict, RuleSet
 from ...services import rule_sets
 from ...services.matches import LoadedMatch
+from ..i18n import text
 from .forms import CheckerForm, MeldRowForm
 from .state import CheckerState
 
@@ -31,8 +32,9 @@ RANK_LABELS: Final = {
 
 
 def rule_choices() -> list[rule_sets.RuleChoice]:
-    """The rule sets the checker offers, keyed by origin: the presets, then saved house rules."""
-    return rule_sets.available()
+    """The rule sets the checker offers, keyed by origin: the presets (their names in the
+    served language), then saved house rules."""
+    return [c if c.saved else replace(c, name=text(c.name)) for c in rule_sets.available()]
 
 
 @dataclass

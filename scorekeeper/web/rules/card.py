@@ -15,6 +15,7 @@ from ...engine import RuleSet, value_groups
 from ...engine.cards import BOOK_KINDS, rank_span
 from ...engine.entries import key_value
 from ...engine.rules import PLAYERS_PLUS_ONE
+from ..i18n import text
 from ..templating import signed
 from .sources import notes, source_text
 
@@ -74,7 +75,7 @@ def rules_card(rules: RuleSet) -> RulesCard:
         wild_limit=_wild_limit(rules),
         threes=_threes(rules),
         going_out=_going_out(rules),
-        conditions=rules.going_out_conditions,
+        conditions=tuple(text(c) for c in rules.going_out_conditions),
         table=_table(rules),
         source=source_text(rules),
         notes=notes(rules),

@@ -10,6 +10,7 @@ from wtforms import SelectChoice
 from ...engine import RuleSet
 from ...engine.cards import BOOK_KINDS, CARD_KEYS
 from ...engine.rules import PLAYERS_PLUS_ONE
+from ..i18n import text
 from .card import layout_text
 from .forms import MAX_ROWS, ROW_LISTS
 
@@ -50,7 +51,7 @@ def formdata_of(rules: RuleSet) -> dict[str, Any]:
     requires = dict(rules.going_out_requires)
     data: dict[str, Any] = {
         "name": rules.name,
-        "description": rules.description,
+        "description": text(rules.description),
         "source": rules.source,
         "layouts": [layout_key(lay) for lay in rules.layouts],
         "decks_mode": "players+1" if rules.decks == PLAYERS_PLUS_ONE else "fixed",
@@ -87,7 +88,7 @@ def formdata_of(rules: RuleSet) -> dict[str, Any]:
         "pile_blocked_by": list(rules.pile_blocked_by),
         "one_open_meld_per_rank": rules.one_open_meld_per_rank,
         "going_out_bonus": rules.going_out_bonus,
-        "conditions": list(rules.going_out_conditions),
+        "conditions": [text(c) for c in rules.going_out_conditions],
         "exact_draw_bonus": rules.exact_draw_bonus,
     }
     for kind in ("dirty", "wild"):

@@ -14,6 +14,7 @@ from typing import Any
 from ...engine.cards import BOOK_KINDS, CARD_KEYS
 from ...engine.rules import PLAYERS_PLUS_ONE
 from ...services.rule_sets import slug
+from ..i18n import translate_problem as tr
 from .formdata import parse_layout
 
 #: Field groups (fieldsets) that an engine path about a whole list or object lands on.
@@ -156,13 +157,13 @@ def apply_problems(form: Any, problems: Any, where: dict[str, Any]) -> list[str]
     for problem in problems:
         field = _field_for(problem.field, where)
         if field is not None:
-            field.errors = [*field.errors, problem.message]
+            field.errors = [*field.errors, tr(problem)]
             continue
         head = re.split(r"[.\[]", problem.field, maxsplit=1)[0]
         if head in GROUPS:
-            groups[head].append(problem.message)
+            groups[head].append(tr(problem))
         else:
-            general.append(problem.message)
+            general.append(tr(problem))
     form.group_errors = groups
     return general
 

@@ -11,6 +11,7 @@ from ...engine import PRESETS, EngineError, Problem, RuleSet
 from ...models import SavedRuleSet
 from ...services import rule_sets
 from .. import authz
+from ..i18n import translate_problem as tr
 from ..links import public_url
 from ..rendering import invalid_status, render
 from .forms import ImportForm, ImportSharedForm
@@ -126,7 +127,7 @@ def import_shared(public_id: str) -> Response:
                 dict(row.rules), form.name.data, account_id=authz.account().id
             )
         except EngineError as error:
-            form.name.errors = [p.message for p in error.problems]
+            form.name.errors = [tr(p) for p in error.problems]
         else:
             flash(_("Imported %(name)s.", name=copy.name), "success")
             return redirect(url_for(".show", public_id=copy.public_id), 303)
@@ -155,13 +156,13 @@ def import_file() -> Response:
             row = rule_sets.import_rules(data, name, account_id=authz.account().id)
         except rule_sets.ImportProblem as error:
             target = form.file if raw else form.text
-            target.errors = [p.message for p in error.problems]
+            target.errors = [tr(p) for p in error.problems]
         except EngineError as error:
             for problem in error.problems:
                 if problem.field == "name":
-                    form.name.errors = [*form.name.errors, problem.message]
+                    form.name.errors = [*form.name.errors, tr(problem)]
                 else:
-                    general.append(f"{problem.field}: {problem.message}")
+                    general.append(f"{problem.field}: {tr(problem)}")
         else:
             flash(_("Imported %(name)s.", name=row.name), "success")
             return redirect(url_for(".show", public_id=row.public_id), 303)

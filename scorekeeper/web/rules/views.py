@@ -17,6 +17,7 @@ from ...engine import PRESETS, EngineError, RuleSet
 from ...models import SavedRuleSet
 from ...services import rule_sets
 from .. import authz
+from ..i18n import translate_problem as tr
 from ..rendering import invalid_status, render, wants_fragment
 from .card import rules_card
 from .formdata import add_blank_rows, add_row, formdata_of, set_layout_choices
@@ -102,7 +103,7 @@ def _save(row: SavedRuleSet | None) -> Response:
             else:
                 rule_sets.update(row, data, _int(form.version.data))
         except rule_sets.StaleRuleSetError as error:
-            general = [p.message for p in error.problems]
+            general = [tr(p) for p in error.problems]
             form.version.data = str(row.version) if row is not None else ""
         except EngineError as error:
             general = apply_problems(form, error.problems, where)
@@ -151,7 +152,7 @@ def _labelled(problems: list[Any], where: dict[str, Any]) -> list[str]:
     for problem in problems:
         field = where.get(problem.field)
         label = field.label.text if field is not None else ""
-        lines.append(f"{label}: {problem.message}" if label else problem.message)
+        lines.append(f"{label}: {tr(problem)}" if label else tr(problem))
     return lines
 
 

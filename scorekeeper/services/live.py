@@ -1,0 +1,59 @@
+"""Live pages (issue 14): how a phone learns, cheaply, whether a match changed.
+
+Every phone on a match asks every few seconds "still version X?" and is answered ``304``
+when nothing changed. The version is read from the database, never kept in a process, so
+any number of server processes answer alike: a match's version is made of its deal
+count, its status and its newest audit event (every change to a match's deals adds one,
+in the same transaction: ``services.audit``), plus its ``updated_at`` for changes made
+by hand. A club night's version is the versions of the day's matches together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import date
+
+from sqlalchemy import func, select
+
+from ..extensions import db
+from ..models import AuditEvent, Club, Match
+
+#: What an onlooker token can look like (``secrets.token_urlsafe(24)``: 32 characters).
+TOKEN = re.compile(r"[A-Za-z0-9_-]{20,43}")
+
+
+def _digest(*parts: object) -> str:
+    return hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()[:20]
+
+
+def match_version(match_id: int) -> str:
+    """What changes whenever anything the match page shows of the match changes."""
+    newest = select(func.max(AuditEvent.id)).where(AuditEvent.match_id == match_id)
+    row = db.session.execute(
+        select(
+            Match.deal_count,
+            Match.finished,
+            Match.reopened,
+            Match.updated_at,
+            newest.scalar_subquery(),
+        ).where(Match.id == match_id)
+    ).one_or_none()
+    return _digest(*(row or ("gone",)))
+
+
+def night_version(club: Club, day: date) -> str:
+    """What changes whenever a match of the club's night starts or changes."""
+    rows = db.session.execute(
+        select(Match.id, Match.deal_count, Match.finished, Match.updated_at)
+        .where(Match.club_id == club.id, Match.played_on == day)
+        .order_by(Match.id)
+    ).all()
+    return _digest(day, *(tuple(r) for r in rows))
+
+
+def match_by_onlooker_token(token: str) -> Match | None:
+    """The match whose onlooker link carries ``token`` (None for anything else)."""
+    if not TOKEN.fullmatch(token):
+        return None
+    return db.session.scalar(select(Match).where(Match.onlooker_token == token))

@@ -1,0 +1,198 @@
+"""The served language: a switcher's cookie, the account's saved language, the browser's
+``Accept-Language``, else English. Also the translation of the engine's problems.
+
+Catalogs live in ``scorekeeper/translations/<lang>/LC_MESSAGES/messages.po``; the compiled
+``.mo`` files are committed next to them (``python -m scorekeeper.i18n_tools compile``), so a
+plain ``pip install`` serves every language. ``python -m scorekeeper.i18n_tools check``
+fails when a ``.mo`` is not what its ``.po`` compiles to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import flask_wtf.form as flask_wtf_form
+from flask import Blueprint, Flask, Response, g, has_request_context, redirect, request
+from flask_babel import Domain, format_date, format_decimal, format_number, get_locale, ngettext
+from flask_babel import gettext as _
+from flask_login import current_user
+
+from ..cli_i18n import environment_locale
+from ..engine.errors import Phrase, Problem
+from . import authz
+
+#: The languages served, each named in itself (the switcher shows these names).
+LANGUAGES: dict[str, str] = {
+    "en": "English",
+    "cs": "Čeština",
+    "bs": "Bosanski",
+    "ru": "Русский",
+}
+DEFAULT = "en"
+COOKIE = "lang"
+TRANSLATIONS = Path(__file__).resolve().parent.parent / "translations"
+COOKIE_MAX_AGE = 365 * 24 * 3600
+
+bp = Blueprint("i18n", __name__)
+
+
+def known(code: str | None) -> str | None:
+    """``code`` when it is a served language, else None."""
+    return code if code in LANGUAGES else None
+
+
+def select_locale() -> str:
+    """Cookie > the logged-in account's language > ``Accept-Language`` > English.
+
+    The API (``/api/``) answers by ``Accept-Language`` alone: a script's header says what
+    it wants, whatever cookie a browser on the same host holds. Outside a request (the
+    CLI), the environment's ``LANGUAGE``/``LC_ALL``/``LC_MESSAGES``/``LANG``.
+    """
+    if not has_request_context():
+        return environment_locale()
+    if not request.path.startswith("/api/"):
+        chosen = known(request.cookies.get(COOKIE))
+        if chosen:
+            return chosen
+        try:
+            user = current_user
+            saved = known(getattr(user, "language", None)) if user.is_authenticated else None
+        except Exception:  # the database may be what failed (the storage-failure page)
+            saved = None
+        if saved:
+            return saved
+    best = request.accept_languages.best_match(list(LANGUAGES))
+    return best or DEFAULT
+
+
+def current() -> str:
+    """The language of this request (``en`` outside one)."""
+    locale = get_locale()
+    return str(locale) if locale is not None else DEFAULT
+
+
+def say(text: str) -> str:
+    """A :class:`Phrase` in the served language (its parameters that are phrases too);
+    any other text as it is."""
+    if not isinstance(text, Phrase):
+        return text
+    params = {
+        key: (say(value) if isinstance(value, Phrase) else value)
+        for key, value in text.params.items()
+        if key != "num"
+    }
+    if text.plural and text.num is not None:
+        return ngettext(text.msgid, text.plural, text.num, **params)
+    if not params:
+        return _(text.msgid)
+    return _(text.msgid, **params)
+
+
+def text(value: str | None) -> str:
+    """A stored text in the served language when the catalog has it (a preset's name,
+    description or going-out condition), else as it is; never %-formatted, so a user's
+    "50%" stays."""
+    if not value:
+        return value or ""
+    return str(_(value))
+
+
+def translated_check(answer: dict[str, Any]) -> dict[str, Any]:
+    """A meld check's JSON (``MeldCheck.as_dict``) with each meld's reasons translated.
+
+    The reasons are the engine's phrases (each a ``str``), which ``as_dict`` passes on."""
+    melds = [{**m, "reasons": [say(r) for r in m["reasons"]]} for m in answer["melds"]]
+    return {**answer, "melds": melds}
+
+
+def translate_problem(problem: Problem) -> str:
+    """The problem's sentence in the served language (its English when no phrase)."""
+    return say(problem.phrase) if problem.phrase is not None else problem.message
+
+
+def problem_dicts(problems: Iterable[Problem]) -> list[dict[str, str]]:
+    """The JSON shape of problems, messages translated; the ``field`` paths unchanged."""
+    return [{"field": p.field, "message": translate_problem(p)} for p in problems]
+
+
+def translated_messages(problems: Iterable[Problem]) -> dict[str, list[str]]:
+    """``field -> [messages]`` translated, for putting next to form fields."""
+    out: dict[str, list[str]] = {}
+    for p in problems:
+        out.setdefault(p.field, []).append(translate_problem(p))
+    return out
+
+
+def _safe_next(target: str | None) -> str:
+    target = (target or "").strip()
+    if target.startswith("/") and not target.startswith(("//", "/\\")) and "\\" not in target:
+        return target
+    return "/"
+
+
+@bp.route("/language")
+@authz.anyone  # sets this browser's own preference cookie, nothing else
+def switch() -> Response:
+    """``/language?lang=cs&next=/rules``: remember the chosen language in a cookie and go
+    back to the page it was chosen on (an unknown language changes nothing)."""
+    response = redirect(_safe_next(request.args.get("next")), 303)
+    lang = known(request.args.get("lang"))
+    if lang is not None:
+        response.set_cookie(COOKIE, lang, max_age=COOKIE_MAX_AGE, samesite="Lax", httponly=True)
+    return response
+
+
+def _language_links() -> list[dict[str, Any]]:
+    here = request.full_path.rstrip("?") if request else "/"
+    served = current()
+    return [
+        {"code": code, "name": name, "current": code == served, "next": here}
+        for code, name in LANGUAGES.items()
+    ]
+
+
+#: WTForms' own messages ("This field is required.", "Not a valid choice."): their
+#: catalogs ``translations/<lang>/LC_MESSAGES/wtforms.po`` come from WTForms (cs, ru) and
+#: are written here for Bosnian; Flask-WTF's own lookup knows only WTForms' folder, where
+#: Czech is ``cs_CZ`` and Bosnian missing.
+WTFORMS = Domain(translation_directories=[str(TRANSLATIONS)], domain="wtforms")
+
+
+class WTFormsTranslations:
+    """What WTForms asks of a translations object, answered from our ``wtforms`` domain in
+    the served language."""
+
+    def gettext(self, string: str) -> str:
+        return str(WTFORMS.get_translations().ugettext(string))
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        return str(WTFORMS.get_translations().ungettext(singular, plural, n))
+
+
+def register(app: Flask) -> None:
+    """``g.lang`` for ``<html lang>``, the switcher's route and template
+    helpers (``language_links()``, ``LANGUAGES``)."""
+    app.register_blueprint(bp)
+    flask_wtf_form.translations = WTFormsTranslations()  # every FlaskForm's Meta reads it
+
+    @app.before_request
+    def _lang() -> None:
+        g.lang = current()
+
+    @app.after_request
+    def _vary(response: Response) -> Response:
+        # pages and API answers depend on the language; static files do not
+        if response.mimetype in ("text/html", "application/json"):
+            response.vary.add("Accept-Language")
+            response.vary.add("Cookie")
+        return response
+
+    app.jinja_env.globals["language_links"] = _language_links
+    app.jinja_env.filters["text"] = text
+    # dates and numbers written the served language's way (1. 12. 2026, 1 234,5)
+    app.jinja_env.globals["format_date"] = format_date
+    app.jinja_env.globals["format_number"] = format_number
+    app.jinja_env.globals["format_decimal"] = format_decimal
+    app.jinja_env.globals["LANGUAGES"] = LANGUAGES
