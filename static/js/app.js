@@ -718,16 +718,19 @@
   }
 
   function ask() {
-    var el = d.querySelector("[data-live]"), h = { "HX-Request": "true" };
+    var el = d.querySelector("[data-live]"), h = { "HX-Request": "true" }, asked;
     if (!el || busy || d.hidden) return;
     busy = 1;
-    if (el.dataset.liveEtag) h["If-None-Match"] = 'W/"' + el.dataset.liveEtag + '"';
+    asked = el.dataset.liveEtag || "";
+    if (asked) h["If-None-Match"] = 'W/"' + asked + '"';
     fetch(el.dataset.live, { headers: h, cache: "no-store" }).then(function (r) {
       if (r.status !== 200) return;  // 304: unchanged; anything else: ask again later
       var tag = /"(.*)"/.exec(r.headers.get("ETag")) || [];
       return r.text().then(function (html) {
         var top = new DOMParser().parseFromString(html, "text/html").body.firstElementChild;
-        if (!top) return;
+        // this phone's own save (or a live answer) swapped the page meanwhile: the answer
+        // may be older than what is shown; the next ask tells what is newest
+        if (!top || d.querySelector("[data-live]") !== el || el.dataset.liveEtag !== asked) return;
         [].slice.call(top.id ? [top] : top.children).forEach(function (part) {
           var here = part.id && d.getElementById(part.id);
           if (here && part.id === "announce") here.textContent = part.textContent;

@@ -223,3 +223,43 @@ def test_an_untouched_form_moves_on_to_the_next_deal_by_itself(page: Any, other_
     expect(other_phone.locator(ROWS)).to_have_count(2, timeout=LIVE)
     expect(other_phone.get_by_role("heading", name="Enter deal 2")).to_be_visible()
     expect(other_phone.locator("#sides-1-melded_points")).to_have_value("5")
+
+
+def test_a_live_answer_older_than_a_save_on_this_phone_is_dropped(
+    page: Any, other_phone: Any
+) -> None:
+    """A live answer asked before this phone's save and answered after it must not put the
+    older scoreboard and deals back (they would stay until the next ask, 4 s later)."""
+    start_match(page)
+    type_deal(page, "100", "50")
+    save(page)
+    expect(page.locator(ROWS)).to_have_count(1)
+
+    held: list[tuple[Any, Any]] = []
+
+    def hold(route: Any) -> None:  # answer later what the server says now
+        held.append((route, route.fetch()))
+
+    page.route(re.compile(r"/m/[^/]+/live$"), hold)
+    # another phone corrects deal 1: this phone's next ask finds a change, and is held
+    other_phone.goto(page.url.rstrip("/") + "/deals/1/edit")
+    other_phone.fill("#sides-0-melded_points", "120")
+    save(other_phone)
+    expect(other_phone.get_by_role("heading", name="Enter deal 2")).to_be_visible()
+    for _ in range(50):  # the page asks every 4 s
+        if held:
+            break
+        page.wait_for_timeout(200)
+    assert held, "the page did not ask whether the match changed"
+    route, answer = held[0]
+    assert answer.status == 200  # the answer holds deal 1 corrected, and no deal 2
+
+    # this phone saves deal 2 meanwhile: its page shows both deals
+    type_deal(page, "200", "60")
+    save(page)
+    expect(page.locator(ROWS)).to_have_count(2)
+    route.fulfill(response=answer)  # the older answer arrives last
+    page.unroute(re.compile(r"/m/[^/]+/live$"))
+    page.wait_for_timeout(500)
+    expect(page.locator(ROWS)).to_have_count(2, timeout=1)
+    expect(page.locator(".side-total").first).to_have_text("320")
