@@ -25,7 +25,7 @@ import pytest
 
 from scorekeeper import cli
 from scorekeeper.cli_i18n import TRANSLATIONS, say
-from scorekeeper.engine.errors import phrase, phrase_n
+from scorekeeper.engine.errors import Phrase, phrase, phrase_n
 from scorekeeper.services import backup, data_import
 from scorekeeper.services.data_rebuild import score_matches
 from scorekeeper.services.data_tables import BadValueError, Refused
@@ -450,7 +450,7 @@ def _refusal_calls(path: Path) -> list[ast.Call]:
 
 def _phrases(path: Path) -> list[tuple[str, ...]]:
     """The msgids (with the plural) of every ``phrase``/``phrase_n`` in ``path``."""
-    found = []
+    found: list[tuple[str, ...]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             if node.func.id == "phrase":
@@ -482,14 +482,17 @@ def test_every_refusal_of_the_services_is_a_phrase_the_catalogs_translate() -> N
             if len(msgid) == 1:
                 assert translations.gettext(msgid[0]) != msgid[0], (lang, msgid)
             else:
+                singular, plural = msgid
                 for num in (1, 2, 5):
-                    assert translations.ngettext(*msgid, num) not in msgid, (lang, msgid)
+                    said = translations.ngettext(singular, plural, num)
+                    assert said not in msgid, (lang, msgid)
 
 
 def test_a_refusal_keeps_its_english_without_a_language() -> None:
     """The web and the tests read ``str()``: English, whatever the environment says."""
     refusal = Refused(phrase("The folder %(folder)s does not exist.", folder="/srv/x"))
     assert str(refusal) == "The folder /srv/x does not exist."
+    assert isinstance(refusal.message, Phrase)
     assert refusal.message.msgid == "The folder %(folder)s does not exist."
     assert str(BadValueError(phrase_n("must be at most %(num)d character",
                                       "must be at most %(num)d characters", 80))) == (
