@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .cli_i18n import _, decimal, ngettext
+from .cli_i18n import _, decimal, ngettext, say
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -122,7 +122,8 @@ def add_commands(commands: Any) -> None:
 
 
 def refusals(handler: Handler) -> Handler:
-    """Turn a refusal into a ``CommandError``: its message on stderr and exit status 1."""
+    """Turn a refusal into a ``CommandError``: its message (in the environment's language)
+    on stderr and exit status 1."""
 
     def run(args: argparse.Namespace) -> int:
         from .cli_errors import CommandError
@@ -131,7 +132,7 @@ def refusals(handler: Handler) -> Handler:
         try:
             return handler(args)
         except Refused as refused:
-            raise CommandError(str(refused)) from refused
+            raise CommandError(say(refused.message)) from refused
 
     return run
 

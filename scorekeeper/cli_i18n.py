@@ -2,10 +2,10 @@
 ``LANG`` that names a served language (``cs_CZ.UTF-8`` -> ``cs``), else English.
 
 What the command line says outside the app (every subcommand's ``--help``, ``scorekeeper
-serve`` announcing its address, what ``backup``, ``export`` and ``import`` did, a failure
-told in one line) is translated here, with the standard library's ``gettext`` and the
-same catalogs as the web pages; inside the app, Flask-Babel picks the same language
-(``web/i18n.py``).
+serve`` announcing its address, what ``backup``, ``export`` and ``import`` did or why they
+refused, a failure told in one line) is translated here, with the standard library's
+``gettext`` and the same catalogs as the web pages; inside the app, Flask-Babel picks the
+same language (``web/i18n.py``).
 """
 
 from __future__ import annotations
@@ -49,6 +49,24 @@ def ngettext(singular: str, plural: str, num: int, **params: object) -> str:
     ``%(num)d`` and the ``%(name)s`` of ``params`` filled."""
     text = _catalog(environment_locale()).ngettext(singular, plural, num)
     return text % {"num": num, **params}
+
+
+def say(text: str) -> str:
+    """An engine or service :class:`~scorekeeper.engine.errors.Phrase` (e.g. a backup's or
+    an import's refusal) in the environment's language, its parameters that are phrases
+    too; any other text as it is (already said, or not ours: a database's own words)."""
+    from .engine.errors import Phrase
+
+    if not isinstance(text, Phrase):
+        return text
+    params = {
+        key: say(value) if isinstance(value, Phrase) else value
+        for key, value in text.params.items()
+        if key != "num"
+    }
+    if text.plural and text.num is not None:
+        return ngettext(text.msgid, text.plural, text.num, **params)
+    return _(text.msgid, **params)
 
 
 def decimal(number: float) -> str:

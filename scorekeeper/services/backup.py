@@ -21,6 +21,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import URL, make_url
 
+from ..engine.errors import phrase
 from .data_tables import Refused
 
 
@@ -38,21 +39,41 @@ def backup(url: str, target: Path, *, force: bool = False) -> Written:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if not parsed.database or parsed.database == ":memory:":
-            raise Refused("This database lives in memory only: there is nothing to back up.")
+            raise Refused(
+                phrase("This database lives in memory only: there is nothing to back up.")
+            )
         return backup_sqlite(Path(parsed.database), target, force=force)
     if parsed.get_backend_name() == "postgresql":
         return backup_postgresql(parsed, target, force=force)
-    raise Refused(f"scorekeeper backs up SQLite and PostgreSQL, not {parsed.get_backend_name()}.")
+    raise Refused(
+        phrase(
+            "scorekeeper backs up SQLite and PostgreSQL, not %(backend)s.",
+            backend=parsed.get_backend_name(),
+        )
+    )
 
 
 def check_target(target: Path, force: bool) -> None:
     """Refuse a target that exists (without ``force``) or whose folder does not."""
     if target.is_dir():
-        raise Refused(f"{target} is a folder: give the name of the file to write.")
+        raise Refused(
+            phrase(
+                "%(target)s is a folder: give the name of the file to write.", target=str(target)
+            )
+        )
     if target.exists() and not force:
-        raise Refused(f"{target} already exists: choose another name, or add --force.")
+        raise already_exists(target)
     if not target.parent.is_dir():
-        raise Refused(f"The folder {target.parent} does not exist.")
+        raise Refused(phrase("The folder %(folder)s does not exist.", folder=str(target.parent)))
+
+
+def already_exists(target: Path) -> Refused:
+    """The refusal to write over ``target`` without ``force``."""
+    return Refused(
+        phrase(
+            "%(target)s already exists: choose another name, or add --force.", target=str(target)
+        )
+    )
 
 
 def temporary_beside(target: Path) -> Path:
@@ -66,7 +87,7 @@ def place(temporary: Path, target: Path, force: bool) -> None:
         if force:
             os.replace(temporary, target)
         elif not _link(temporary, target):
-            raise Refused(f"{target} already exists: choose another name, or add --force.")
+            raise already_exists(target)
     finally:
         temporary.unlink(missing_ok=True)
 
@@ -87,20 +108,32 @@ def _link(temporary: Path, target: Path) -> bool:
 def backup_sqlite(source: Path, target: Path, *, force: bool = False) -> Written:
     """Copy a live SQLite database with the online backup API, WAL content included."""
     if not source.is_file():
-        raise Refused(f"There is no database at {source}.")
+        raise Refused(phrase("There is no database at %(source)s.", source=str(source)))
     check_target(target, force)
     if target.exists() and target.resolve() == source.resolve():
-        raise Refused(f"{target} is the live database itself: choose another file.")
+        raise Refused(
+            phrase(
+                "%(target)s is the live database itself: choose another file.", target=str(target)
+            )
+        )
     temporary = temporary_beside(target)
     temporary.unlink(missing_ok=True)
     try:
         result = _copy_pages(source, temporary)
     except sqlite3.Error as error:
         temporary.unlink(missing_ok=True)
-        raise Refused(f"Could not back up {source}: {error}.") from None
+        raise Refused(
+            phrase("Could not back up %(source)s: %(why)s.", source=str(source), why=str(error))
+        ) from None
     if result != "ok":
         temporary.unlink(missing_ok=True)
-        raise Refused(f"The copy of {source} failed its integrity check: {result}")
+        raise Refused(
+            phrase(
+                "The copy of %(source)s failed its integrity check: %(why)s",
+                source=str(source),
+                why=result,
+            )
+        )
     size = temporary.stat().st_size
     place(temporary, target, force)
     return Written(target, size, "integrity check ok")
@@ -149,8 +182,11 @@ def backup_postgresql(url: URL, target: Path, *, force: bool = False) -> Written
     if shutil.which("pg_dump") is None:
         command, env = pg_dump_command(url, target)
         raise Refused(
-            "pg_dump was not found on the PATH (it comes with PostgreSQL's client tools)."
-            f" Back up this database with:\n  {shown(command, env)}"
+            phrase(
+                "pg_dump was not found on the PATH (it comes with PostgreSQL's client tools)."
+                " Back up this database with:\n  %(command)s",
+                command=shown(command, env),
+            )
         )
     temporary = temporary_beside(target)
     command, env = pg_dump_command(url, temporary)
@@ -159,8 +195,9 @@ def backup_postgresql(url: URL, target: Path, *, force: bool = False) -> Written
     )
     if done.returncode != 0:
         temporary.unlink(missing_ok=True)
-        reason = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
-        raise Refused(f"pg_dump failed: {reason[0]}")
+        last = done.stderr.strip().splitlines()[-1:]
+        reason = last[0] if last else phrase("exit status %(status)s", status=done.returncode)
+        raise Refused(phrase("pg_dump failed: %(why)s", why=reason))
     size = temporary.stat().st_size
     place(temporary, target, force)
     return Written(target, size, "pg_dump custom format: restore it with pg_restore")

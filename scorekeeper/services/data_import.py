@@ -23,6 +23,7 @@ from sqlalchemy import func, insert, inspect, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from ..engine.errors import phrase
 from ..extensions import db
 from .data_rebuild import Rows, check_rule_sets, rebuild_tables, score_matches
 from .data_tables import (
@@ -52,69 +53,145 @@ def read(path: Path) -> Rows:
     try:
         raw = path.read_bytes()
     except OSError as error:
-        raise Refused(f"Cannot read {path}: {error.strerror or error}.") from None
+        why = str(error.strerror or error)
+        raise Refused(phrase("Cannot read %(path)s: %(why)s.", path=str(path), why=why)) from None
     try:
         doc = json.loads(raw)
     except (UnicodeDecodeError, ValueError) as error:
-        raise Refused(f"{path} is not a scorekeeper export: it is not JSON ({error}).") from None
+        raise Refused(
+            phrase(
+                "%(path)s is not a scorekeeper export: it is not JSON (%(why)s).",
+                path=str(path),
+                why=str(error),
+            )
+        ) from None
     return parse(doc, str(path))
 
 
 def parse(doc: Any, source: str) -> Rows:
     """The rows of an export document (already parsed JSON), checked and converted."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise Refused(f'{source} is not a scorekeeper export (it lacks "format": "{FORMAT}").')
+        raise Refused(
+            phrase(
+                '%(source)s is not a scorekeeper export (it lacks "format": "%(format)s").',
+                source=source,
+                format=FORMAT,
+            )
+        )
     version = doc.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise Refused(f'{source} has no valid "version": it is not a scorekeeper export.')
+        raise Refused(
+            phrase(
+                '%(source)s has no valid "version": it is not a scorekeeper export.',
+                source=source,
+            )
+        )
     if version > VERSION:
         raise Refused(
-            f"{source} is a version {version} export; this scorekeeper reads version {VERSION}"
-            " only: upgrade scorekeeper to import it."
+            phrase(
+                "%(source)s is a version %(version)s export; this scorekeeper reads version"
+                " %(supported)s only: upgrade scorekeeper to import it.",
+                source=source,
+                version=version,
+                supported=VERSION,
+            )
         )
     tables = doc.get("tables")
     if not isinstance(tables, dict):
-        raise Refused(f'{source} has no "tables": it is not a complete export.')
+        raise Refused(
+            phrase('%(source)s has no "tables": it is not a complete export.', source=source)
+        )
     known = {table.name: table for table in exported_tables(db.metadata)}
     for name in tables:
         if name in DERIVED:
-            raise Refused(f"{source}: table {name} is rebuilt on import, it cannot be loaded.")
+            raise Refused(
+                phrase(
+                    "%(source)s: table %(table)s is rebuilt on import, it cannot be loaded.",
+                    source=source,
+                    table=name,
+                )
+            )
         if name in NOT_EXPORTED:
-            raise Refused(f"{source}: table {name} is never imported ({NOT_EXPORTED[name]}).")
+            raise Refused(
+                phrase(
+                    "%(source)s: table %(table)s is never imported (%(why)s).",
+                    source=source,
+                    table=name,
+                    why=NOT_EXPORTED[name],
+                )
+            )
         if name not in known:
-            raise Refused(f"{source}: unknown table {name!r} (written by a newer scorekeeper?).")
+            raise Refused(
+                phrase(
+                    "%(source)s: unknown table %(table)s (written by a newer scorekeeper?).",
+                    source=source,
+                    table=repr(name),
+                )
+            )
     found: Rows = {}
     for name, table in known.items():
         rows = tables.get(name, [])
         if not isinstance(rows, list):
-            raise Refused(f"{source}: table {name} is not a list of rows.")
+            raise Refused(
+                phrase(
+                    "%(source)s: table %(table)s is not a list of rows.",
+                    source=source,
+                    table=name,
+                )
+            )
         found[name] = [_row(source, table, n, row) for n, row in enumerate(rows, start=1)]
         _unique_keys(source, table, found[name])
     return found
 
 
 def _row(source: str, table: Any, number: int, row: Any) -> dict[str, Any]:
-    where = f"{source}: {table.name} row {number}"
+    where: dict[str, int | str] = {"source": source, "table": table.name, "row": number}
     if not isinstance(row, dict):
-        raise Refused(f"{where} is not an object.")
+        raise Refused(phrase("%(source)s: %(table)s row %(row)s is not an object.", **where))
     for key in row:
         if key in EXPORTED[table.name]:
-            raise Refused(f"{where}: column {key} is rebuilt on import, it cannot be loaded.")
+            raise Refused(
+                phrase(
+                    "%(source)s: %(table)s row %(row)s: column %(column)s is rebuilt on import,"
+                    " it cannot be loaded.",
+                    column=key,
+                    **where,
+                )
+            )
         if key not in table.columns:
-            raise Refused(f"{where}: unknown column {key!r}.")
+            raise Refused(
+                phrase(
+                    "%(source)s: %(table)s row %(row)s: unknown column %(column)s.",
+                    column=repr(key),
+                    **where,
+                )
+            )
     values = {}
     for column in exported_columns(table):
         if column.name in row:
             try:
                 values[column.name] = decode(column, row[column.name])
             except BadValueError as error:
-                raise Refused(f"{where}, column {column.name}: {error}.") from None
+                raise Refused(
+                    phrase(
+                        "%(source)s: %(table)s row %(row)s, column %(column)s: %(why)s.",
+                        column=column.name,
+                        why=error.message,
+                        **where,
+                    )
+                ) from None
         elif column.nullable and not column.primary_key:
             values[column.name] = None
         elif column.default is not None and column.default.is_scalar:
             values[column.name] = column.default.arg
         else:
-            raise Refused(f"{where}: column {column.name} is missing.")
+            raise Refused(
+                phrase(
+                    "%(source)s: %(table)s row %(row)s: column %(column)s is missing.",
+                    column=column.name,
+                    **where,
+                )
+            )
     return values
 
 
@@ -124,7 +201,15 @@ def _unique_keys(source: str, table: Any, rows: list[dict[str, Any]]) -> None:
     for number, row in enumerate(rows, start=1):
         key = tuple(row[k] for k in keys)
         if key in seen:
-            raise Refused(f"{source}: {table.name} row {number} repeats the id {key[0]}.")
+            raise Refused(
+                phrase(
+                    "%(source)s: %(table)s row %(row)s repeats the id %(id)s.",
+                    source=source,
+                    table=table.name,
+                    row=number,
+                    id=str(key[0]),
+                )
+            )
         seen.add(key)
 
 
@@ -146,12 +231,19 @@ def refuse_unless_empty(session: Session) -> None:
     if found:
         held = ", ".join(f"{name} {count}" for name, count in sorted(found.items()))
         raise Refused(
-            f"The database is not empty ({held}): import loads into an empty database only;"
-            " point DATABASE_URL at a new database and import again."
+            phrase(
+                "The database is not empty (%(held)s): import loads into an empty database"
+                " only; point DATABASE_URL at a new database and import again.",
+                held=held,
+            )
         )
 
 
-def load(tables: Rows, source: str = "the file") -> Imported:
+#: What a refusal calls the file when ``load`` is not told its name.
+THE_FILE = phrase("the file")
+
+
+def load(tables: Rows, source: str = THE_FILE) -> Imported:
     """Insert the rows of ``read`` into the empty database and rebuild what derives from them."""
     session = db.session
     try:
@@ -167,7 +259,9 @@ def load(tables: Rows, source: str = "the file") -> Imported:
     except IntegrityError as error:
         session.rollback()
         reason = str(error.orig).strip().splitlines()[0]
-        raise Refused(f"{source}: its rows do not fit together ({reason}).") from None
+        raise Refused(
+            phrase("%(source)s: its rows do not fit together (%(why)s).", source=source, why=reason)
+        ) from None
     except BaseException:
         session.rollback()
         raise

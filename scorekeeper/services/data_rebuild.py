@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from ..engine import Match, RuleSet, Side
-from ..engine.errors import EngineError
+from ..engine.errors import EngineError, phrase
 from ..models import Match as MatchRow
 from ..models import RatingPoint, SideResult, StandingLine
 from . import aggregates, ratings, standings
@@ -44,15 +44,39 @@ def score_matches(tables: Rows, source: str) -> dict[int, Match]:
     entries_of = _by(tables["deal_sides"], "deal_id", "position")
     games = {}
     for match in tables["matches"]:
-        where = f"{source}: match {match['public_id']}"
+        where: dict[str, int | str] = {"source": source, "match": match["public_id"]}
         sides = sides_of.get(match["id"], [])
         deals = deals_of.get(match["id"], [])
-        _check_numbers(where, "sides", [s["position"] for s in sides], 0)
-        _check_numbers(where, "deals", [d["number"] for d in deals], 1)
+        if not _numbered([s["position"] for s in sides], 0):
+            raise Refused(
+                phrase(
+                    "%(source)s: match %(match)s: its sides are not numbered %(first)s,"
+                    " %(second)s, ... in order.",
+                    first=0,
+                    second=1,
+                    **where,
+                )
+            )
+        if not _numbered([d["number"] for d in deals], 1):
+            raise Refused(
+                phrase(
+                    "%(source)s: match %(match)s: its deals are not numbered %(first)s,"
+                    " %(second)s, ... in order.",
+                    first=1,
+                    second=2,
+                    **where,
+                )
+            )
         for deal in deals:
             positions = [e["position"] for e in entries_of.get(deal["id"], [])]
             if positions != list(range(len(sides))):
-                raise Refused(f"{where}, deal {deal['number']}: it needs one entry per side.")
+                raise Refused(
+                    phrase(
+                        "%(source)s: match %(match)s, deal %(deal)s: it needs one entry per side.",
+                        deal=deal["number"],
+                        **where,
+                    )
+                )
         try:
             rules = RuleSet.from_dict(match["rules"])
             game = Match.restore(
@@ -65,7 +89,13 @@ def score_matches(tables: Rows, source: str) -> dict[int, Match]:
                 [[stored_entry(rules, e["entry"]) for e in entries_of[d["id"]]] for d in deals],
             )
         except (EngineError, TypeError, ValueError, KeyError) as error:
-            raise Refused(f"{where}: it cannot be read back ({error}).") from None
+            raise Refused(
+                phrase(
+                    "%(source)s: match %(match)s: it cannot be read back (%(why)s).",
+                    why=str(error),
+                    **where,
+                )
+            ) from None
         games[match["id"]] = game
         _fill(match, sides, [entries_of[d["id"]] for d in deals], game)
     return games
@@ -77,13 +107,19 @@ def check_rule_sets(tables: Rows, source: str) -> None:
         try:
             RuleSet.from_dict(row["rules"])
         except (EngineError, TypeError, ValueError, KeyError) as error:
-            message = f"{source}: saved rule set {row['name']!r} is not valid ({error})."
-            raise Refused(message) from None
+            raise Refused(
+                phrase(
+                    "%(source)s: saved rule set %(name)s is not valid (%(why)s).",
+                    source=source,
+                    name=repr(row["name"]),
+                    why=str(error),
+                )
+            ) from None
 
 
-def _check_numbers(where: str, what: str, numbers: list[int], first: int) -> None:
-    if numbers != list(range(first, first + len(numbers))):
-        raise Refused(f"{where}: its {what} are not numbered {first}, {first + 1}, ... in order.")
+def _numbered(numbers: list[int], first: int) -> bool:
+    """Whether ``numbers`` are ``first``, ``first + 1``, ... in order."""
+    return numbers == list(range(first, first + len(numbers)))
 
 
 def _fill(

@@ -19,6 +19,8 @@ from typing import Any
 
 from sqlalchemy import JSON, Boolean, Date, DateTime, Float, Integer, MetaData, String, Table
 
+from ..engine.errors import phrase, phrase_n
+
 FORMAT = "scorekeeper-export"
 VERSION = 1
 
@@ -60,9 +62,9 @@ EXPORTED: dict[str, frozenset[str]] = {
 #: import everyone logs in again, and owners make new invitation and reset links; a file
 #: that travels (a USB stick, a mail) never carries a key to an account or a club.
 NOT_EXPORTED: dict[str, str] = {
-    "account_sessions": "log-ins end with an import: everyone logs in again",
-    "password_resets": "a reset link works once within a day: an owner makes a new one",
-    "invitations": "an invitation link works for a week: an owner makes a new one",
+    "account_sessions": phrase("log-ins end with an import: everyone logs in again"),
+    "password_resets": phrase("a reset link works once within a day: an owner makes a new one"),
+    "invitations": phrase("an invitation link works for a week: an owner makes a new one"),
 }
 
 #: Derived tables, rebuilt on import by the service named beside each.
@@ -76,7 +78,16 @@ INT32 = 2**31
 
 
 class Refused(Exception):
-    """A backup, export or import that cannot be done, with a message for the operator."""
+    """A backup, export or import that cannot be done, with a message for the operator.
+
+    ``str()`` is the English message, as it always was; ``message`` is that message, an
+    engine :class:`~scorekeeper.engine.errors.Phrase` when a service raised it (its msgid
+    and parameters, for the command line to say it in the user's language: ``cli_i18n.say``).
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 class UnclassifiedTableError(RuntimeError):
@@ -84,7 +95,12 @@ class UnclassifiedTableError(RuntimeError):
 
 
 class BadValueError(ValueError):
-    """A value in an export file that its column cannot hold."""
+    """A value in an export file that its column cannot hold; ``message`` is the English
+    :class:`~scorekeeper.engine.errors.Phrase` (what ``str()`` gives), for translating."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 def unclassified(metadata: MetaData) -> list[str]:
@@ -131,7 +147,7 @@ def decode(column: Any, value: Any) -> Any:
     """A JSON value made the column's value; ``BadValueError`` says what is wrong."""
     if value is None:
         if not column.nullable or column.primary_key:
-            raise BadValueError("must not be empty (null)")
+            raise BadValueError(phrase("must not be empty (null)"))
         return None
     kind = column.type
     if isinstance(kind, DateTime):
@@ -140,15 +156,15 @@ def decode(column: Any, value: Any) -> Any:
         return _date(value)
     if isinstance(kind, Boolean):
         if not isinstance(value, bool):
-            raise BadValueError("must be true or false")
+            raise BadValueError(phrase("must be true or false"))
     elif isinstance(kind, Integer):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise BadValueError("must be a whole number")
+            raise BadValueError(phrase("must be a whole number"))
         if not -INT32 <= value < INT32:
-            raise BadValueError("is too large")
+            raise BadValueError(phrase("is too large"))
     elif isinstance(kind, Float):
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise BadValueError("must be a number")
+            raise BadValueError(phrase("must be a number"))
     elif isinstance(kind, String):
         _text(value, kind.length)
     elif isinstance(kind, JSON):
@@ -162,7 +178,7 @@ def _timestamp(value: Any) -> datetime:
     except ValueError:
         found = None
     if found is None:
-        raise BadValueError("must be a timestamp like 2024-03-05T20:15:00+00:00")
+        raise BadValueError(phrase("must be a timestamp like 2024-03-05T20:15:00+00:00"))
     return (found if found.tzinfo else found.replace(tzinfo=UTC)).astimezone(UTC)
 
 
@@ -172,14 +188,18 @@ def _date(value: Any) -> date:
             return date.fromisoformat(value)
         except ValueError:
             pass
-    raise BadValueError("must be a date like 2024-03-05")
+    raise BadValueError(phrase("must be a date like 2024-03-05"))
 
 
 def _text(value: Any, length: int | None) -> None:
     if not isinstance(value, str):
-        raise BadValueError("must be text")
+        raise BadValueError(phrase("must be text"))
     if length is not None and len(value) > length:
-        raise BadValueError(f"must be at most {length} characters")
+        raise BadValueError(
+            phrase_n(
+                "must be at most %(num)d character", "must be at most %(num)d characters", length
+            )
+        )
     _no_nul(value)
 
 
@@ -187,7 +207,7 @@ def _no_nul(value: Any) -> None:
     """PostgreSQL refuses a NUL character in text: refuse it on every database."""
     if isinstance(value, str):
         if "\x00" in value:
-            raise BadValueError("must not contain a NUL character")
+            raise BadValueError(phrase("must not contain a NUL character"))
     elif isinstance(value, dict):
         for key, item in value.items():
             _no_nul(key)

@@ -1,6 +1,7 @@
 """The ``scorekeeper`` command in Czech, Bosnian and Russian: every subcommand's ``--help``
-and what ``seed-demo``, ``backup`` and ``export`` print (``cli_i18n``; the language from
-``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES`` or ``LANG``).
+and what ``seed-demo``, ``backup`` and ``export`` print, and why ``backup``, ``export`` and
+``import`` refuse (``cli_i18n``; the language from ``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``
+or ``LANG``).
 
 A help text is checked against the English help of the same command: no three words in a
 row of our English prose may be left in the translated one. argparse's own words ("usage:",
@@ -9,12 +10,25 @@ row of our English prose may be left in the translated one. argparse's own words
 
 from __future__ import annotations
 
+import ast
+import copy
+import gettext
+import json
+import os
 import re
+from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from scorekeeper import cli
+from scorekeeper.cli_i18n import TRANSLATIONS, say
+from scorekeeper.engine.errors import Phrase, phrase, phrase_n
+from scorekeeper.services import backup, data_import
+from scorekeeper.services.data_rebuild import score_matches
+from scorekeeper.services.data_tables import BadValueError, Refused
 
 COMMANDS = ["", "serve", "migrate", "seed-demo", "club-owner", "backup", "export", "import"]
 LANGUAGES = ["cs", "bs", "ru"]
@@ -117,3 +131,370 @@ def test_backup_and_export_speak_czech(
     assert (
         "exportováno: 1 klub, 8 hráčů, 1 sezóna, 0 uložených sad pravidel, 6 zápasů, 22 rozdání."
     ) in out
+
+
+# -- refusals of backup, export and import ---------------------------------------------------
+#
+# The services raise ``Refused`` with an engine phrase (English ``str()``, msgid and
+# parameters); ``cli_data`` says it in the environment's language. Each path is run
+# through ``cli.main`` as a person types it: the translated sentence is on stderr and the
+# English one is not.
+
+SERVICES = Path(__file__).resolve().parents[2] / "scorekeeper" / "services"
+#: The modules whose refusals reach the command line.
+REFUSING = ("backup.py", "data_export.py", "data_import.py", "data_rebuild.py", "data_tables.py")
+
+
+def refused_in(
+    lang: str, argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> str:
+    """Run ``scorekeeper argv`` in ``lang``; check it failed and said why; what it wrote on
+    stderr (an import that loads migrates first, and alembic logs that there too)."""
+    speak(monkeypatch, lang)
+    capsys.readouterr()
+    assert cli.main(argv) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    error = {"cs": "chyba", "bs": "greška", "ru": "ошибка"}[lang]
+    assert [line for line in lines if line.startswith(f"scorekeeper: {error}: ")], captured.err
+    assert "scorekeeper: error:" not in captured.err
+    return captured.err
+
+
+@pytest.fixture(scope="module")
+def export_doc(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A seeded club's export (one week of play), as JSON."""
+    folder = tmp_path_factory.mktemp("club")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SCOREKEEPER_SECRET_KEY", "test")
+        patch.setenv("DATABASE_URL", f"sqlite:///{folder}/club.sqlite3")
+        patch.setenv("LANGUAGE", "en")
+        assert cli.main(["seed-demo", "--weeks", "1"]) == 0
+        assert cli.main(["export", str(folder / "club.json")]) == 0
+    return json.loads((folder / "club.json").read_text(encoding="utf-8"))
+
+
+def _with(doc: dict[str, Any], change: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
+    other = copy.deepcopy(doc)
+    change(other)
+    return other
+
+
+def _set(table: str, row: int, **values: Any) -> Callable[[dict[str, Any]], object]:
+    return lambda doc: doc["tables"][table][row].update(values)
+
+
+def _add_table(name: str, rows: Any) -> Callable[[dict[str, Any]], object]:
+    return lambda doc: doc["tables"].update({name: rows})
+
+
+def _saved_rules(doc: dict[str, Any]) -> None:
+    when = doc["tables"]["clubs"][0]["created_at"]
+    doc["tables"]["saved_rule_sets"] = [
+        {
+            "id": 1,
+            "public_id": "r" * 12,
+            "name": "Our house rules",
+            "rules": {"decks": 0},
+            "created_at": when,
+            "updated_at": when,
+        }
+    ]
+
+
+#: (language, the change to a good export, what is said, the English it replaces)
+IMPORT_REFUSALS: list[tuple[str, Any, str, str]] = [
+    ("ru", [1, 2], 'не экспорт scorekeeper (в нём нет "format": "scorekeeper-export")',
+     "is not a scorekeeper export"),
+    ("bs", {"format": "scorekeeper-export"}, 'nema ispravnu "version": nije izvoz scorekeepera',
+     'has no valid "version"'),
+    ("cs", {"format": "scorekeeper-export", "version": 2, "tables": {}},
+     "je export verze 2; tento scorekeeper čte jen verzi 1: aktualizujte scorekeeper",
+     "upgrade scorekeeper"),
+    ("ru", {"format": "scorekeeper-export", "version": 1}, 'нет "tables": это не полный экспорт',
+     "not a complete export"),
+    ("bs", _add_table("side_results", []),
+     "tabela side_results se pri uvozu ponovo izračunava, ne može se učitati",
+     "is rebuilt on import"),
+    ("cs", _add_table("invitations", []),
+     "tabulka invitations se nikdy neimportuje (odkaz s pozvánkou platí týden: vlastník",
+     "invitation link works"),
+    ("ru", _add_table("account_sessions", []),
+     "таблица account_sessions никогда не импортируется (импорт завершает все входы",
+     "everyone logs in again"),
+    ("bs", _add_table("password_resets", []),
+     "tabela password_resets se nikad ne uvozi (link za obnovu lozinke", "reset link"),
+    ("ru", _add_table("trophies", []), "неизвестная таблица 'trophies' (её записал более новый",
+     "unknown table"),
+    ("bs", _add_table("clubs", {}), "tabela clubs nije lista redova", "is not a list of rows"),
+    ("cs", _add_table("clubs", [7]), "řádek 1 tabulky clubs není objekt", "is not an object"),
+    ("ru", _set("match_sides", 0, total=99999),
+     "строка 1 таблицы match_sides: столбец total пересчитывается при импорте",
+     "is rebuilt on import"),
+    ("bs", _set("clubs", 0, colour="red"), "red 1 tabele clubs: nepoznata kolona 'colour'",
+     "unknown column"),
+    ("cs", _set("clubs", 0, name=None),
+     "řádek 1 tabulky clubs, sloupec name: hodnota nesmí být prázdná (null).",
+     "must not be empty"),
+    ("cs", _set("clubs", 0, name="x" * 81),
+     "sloupec name: hodnota smí mít nejvýše 80 znaků.", "at most 80 characters"),
+    ("ru", _set("clubs", 0, name=5), "столбец name: значение должно быть текстом.",
+     "must be text"),
+    ("bs", _set("clubs", 0, name="Tues\x00day"), "kolona name: vrijednost ne smije sadržavati",
+     "must not contain"),
+    ("ru", _set("clubs", 0, min_games="3"), "значение должно быть целым числом",
+     "must be a whole number"),
+    ("cs", _set("clubs", 0, min_games=10**310), "sloupec min_games: hodnota je příliš velká.",
+     "is too large"),
+    ("bs", _set("clubs", 0, created_at="yesterday"),
+     "vrijednost mora biti vremenska oznaka poput 2024-03-05T20:15:00+00:00",
+     "must be a timestamp"),
+    ("ru", _set("matches", 0, played_on="2024-13-01"), "должно быть датой вида 2024-03-05",
+     "must be a date"),
+    ("cs", _set("matches", 0, reopened=1), "hodnota musí být true nebo false",
+     "must be true or false"),
+    ("bs", lambda doc: doc["tables"]["clubs"][0].pop("name"),
+     "red 1 tabele clubs: nedostaje kolona name", "is missing"),
+    ("cs", lambda doc: doc["tables"]["players"].append(dict(doc["tables"]["players"][0])),
+     "řádek 9 tabulky players opakuje id 1", "repeats the id"),
+    # refused while loading, after the database was migrated
+    ("ru", _set("match_players", 0, player_id=999), "его строки не согласуются друг с другом",
+     "do not fit together"),
+    ("cs", _set("match_sides", 1, position=5),
+     "jeho strany nejsou očíslovány 0, 1, ... po sobě", "are not numbered"),
+    ("bs", _set("deals", 1, number=7), "njegova dijeljenja nisu numerisana 1, 2, ... redom",
+     "are not numbered"),
+    ("ru", lambda doc: doc["tables"]["deal_sides"].pop(1),
+     "сдача 1: нужна одна запись на каждую сторону", "one entry per side"),
+    ("cs", _set("deal_sides", 0, entry={"melded_points": "lots"}), ": nelze ho znovu načíst (",
+     "cannot be read back"),
+    ("bs", _saved_rules, "sačuvani skup pravila 'Our house rules' nije ispravan (",
+     "is not valid"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("lang", "change", "said", "english"),
+    IMPORT_REFUSALS,
+    ids=[f"{lang}-{english}" for lang, _c, _s, english in IMPORT_REFUSALS],
+)
+def test_an_import_refusal_is_told_in_the_environments_language(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    export_doc: dict[str, Any],
+    lang: str,
+    change: Any,
+    said: str,
+    english: str,
+) -> None:
+    monkeypatch.setenv("SCOREKEEPER_SECRET_KEY", "test")
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/new.sqlite3")
+    doc = _with(export_doc, change) if callable(change) else change
+    (tmp_path / "club.json").write_text(json.dumps(doc), encoding="utf-8")
+    err = refused_in(lang, ["import", str(tmp_path / "club.json")], monkeypatch, capsys)
+    assert f"{tmp_path}/club.json" in err
+    assert said in err
+    assert english not in err
+
+
+def test_an_unreadable_file_and_a_full_database_are_refused_in_the_environments_language(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    export_doc: dict[str, Any],
+) -> None:
+    monkeypatch.setenv("SCOREKEEPER_SECRET_KEY", "test")
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/club.sqlite3")
+    (tmp_path / "photo.json").write_bytes(b"\x89PNG\r\n")
+    err = refused_in("cs", ["import", str(tmp_path / "photo.json")], monkeypatch, capsys)
+    assert f"{tmp_path}/photo.json není export scorekeeperu: není to JSON (" in err
+    assert "is not a scorekeeper export" not in err
+    err = refused_in("ru", ["import", str(tmp_path / "missing.json")], monkeypatch, capsys)
+    assert f"Не удаётся прочитать {tmp_path}/missing.json: " in err
+    assert "Cannot read" not in err
+
+    (tmp_path / "club.json").write_text(json.dumps(export_doc), encoding="utf-8")
+    speak(monkeypatch, "en")
+    assert cli.main(["seed-demo", "--weeks", "1"]) == 0
+    err = refused_in("bs", ["import", str(tmp_path / "club.json")], monkeypatch, capsys)
+    assert "Baza podataka nije prazna (" in err and " clubs 1, " in err
+    assert "uvoz učitava samo u praznu bazu podataka; usmjerite DATABASE_URL" in err
+    assert "The database is not empty" not in err and "import again" not in err
+
+
+def test_the_file_a_refusal_names_by_default_is_said_in_the_language(
+    monkeypatch: pytest.MonkeyPatch, export_doc: dict[str, Any]
+) -> None:
+    """``load`` without a file name calls it "the file": in Czech, "soubor"."""
+    tables = data_import.parse(_with(export_doc, _set("deals", 1, number=7)), "club.json")
+    with pytest.raises(Refused) as refused:
+        score_matches(tables, data_import.THE_FILE)
+    assert str(refused.value).startswith("the file: match ")  # English for the web and logs
+    speak(monkeypatch, "cs")
+    assert say(refused.value.message).startswith("soubor: zápas ")
+    speak(monkeypatch, "ru")
+    assert say(refused.value.message).startswith("файл: матч ")
+
+
+def _backup_env(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    monkeypatch.setenv("SCOREKEEPER_SECRET_KEY", "test")
+    monkeypatch.setenv("DATABASE_URL", url)
+
+
+def test_a_backup_refusal_is_told_in_the_environments_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _backup_env(monkeypatch, "sqlite://")
+    err = refused_in("cs", ["backup", str(tmp_path / "x.sqlite3")], monkeypatch, capsys)
+    assert "Tato databáze existuje jen v paměti: není co zálohovat." in err
+    assert "in memory" not in err
+
+    # no MySQL driver here: the app is never made, the backup is given the URL
+    mysql = SimpleNamespace(config={"SQLALCHEMY_DATABASE_URI": "mysql://u@h/db"})
+    monkeypatch.setattr("scorekeeper.app.create_app", lambda: mysql)
+    err = refused_in("ru", ["backup", str(tmp_path / "x.sqlite3")], monkeypatch, capsys)
+    assert "scorekeeper делает резервные копии SQLite и PostgreSQL, но не mysql." in err
+    assert "backs up" not in err
+    monkeypatch.undo()
+
+    _backup_env(monkeypatch, f"sqlite:///{tmp_path}/gone/club.sqlite3")
+    err = refused_in("bs", ["backup", str(tmp_path / "x.sqlite3")], monkeypatch, capsys)
+    assert f"Na {tmp_path}/gone/club.sqlite3 nema baze podataka." in err
+    assert "There is no database" not in err
+
+    live = tmp_path / "club.sqlite3"
+    _backup_env(monkeypatch, f"sqlite:///{live}")
+    speak(monkeypatch, "en")
+    assert cli.main(["migrate"]) == 0
+    (tmp_path / "monday.sqlite3").write_text("last week's backup")
+    cases = [
+        ("cs", [str(tmp_path)], f"{tmp_path} je složka: zadejte název souboru", "is a folder"),
+        ("ru", [str(tmp_path / "monday.sqlite3")],
+         f"{tmp_path}/monday.sqlite3 уже существует: выберите другое имя или добавьте --force.",
+         "already exists"),
+        ("bs", [str(tmp_path / "no" / "x.sqlite3")], f"Folder {tmp_path}/no ne postoji.",
+         "does not exist"),
+        ("cs", ["--force", str(live)], f"{live} je samotná používaná databáze: zvolte jiný soubor.",
+         "live database"),
+    ]  # fmt: skip
+    for lang, argv, said, english in cases:
+        err = refused_in(lang, ["backup", *argv], monkeypatch, capsys)
+        assert said in err and english not in err, err
+    assert (tmp_path / "monday.sqlite3").read_text() == "last week's backup"
+
+    monkeypatch.setattr(backup, "_copy_pages", lambda _source, _temporary: "page 3 is never used")
+    err = refused_in("ru", ["backup", str(tmp_path / "y.sqlite3")], monkeypatch, capsys)
+    assert f"Копия {live} не прошла проверку целостности: page 3 is never used" in err
+    assert "integrity check" not in err
+    monkeypatch.undo()
+
+    (tmp_path / "notes.txt").write_text("not a database, but long enough to look like one" * 99)
+    _backup_env(monkeypatch, f"sqlite:///{tmp_path}/notes.txt")
+    err = refused_in("cs", ["backup", str(tmp_path / "z.sqlite3")], monkeypatch, capsys)
+    assert f"{tmp_path}/notes.txt nelze zálohovat: file is not a database." in err
+    assert "Could not back up" not in err
+
+
+def test_export_refuses_to_write_over_a_file_in_the_environments_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _backup_env(monkeypatch, f"sqlite:///{tmp_path}/club.sqlite3")
+    speak(monkeypatch, "en")
+    assert cli.main(["migrate"]) == 0
+    (tmp_path / "club.json").write_text("{}")
+    err = refused_in("bs", ["export", str(tmp_path / "club.json")], monkeypatch, capsys)
+    assert f"{tmp_path}/club.json već postoji: izaberite drugo ime ili dodajte --force." in err
+    assert "already exists" not in err
+
+
+POSTGRESQL = "postgresql+psycopg://club:s3cret@db.example:5433/league"
+
+
+def test_pg_dump_missing_or_failing_is_told_in_the_environments_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _backup_env(monkeypatch, POSTGRESQL)
+    monkeypatch.setattr(backup.shutil, "which", lambda _name: None)
+    err = refused_in("cs", ["backup", str(tmp_path / "league.dump")], monkeypatch, capsys)
+    assert "pg_dump nebyl v PATH nalezen" in err and "Zálohujte tuto databázi příkazem:" in err
+    assert "pg_dump --format=custom --no-owner --host db.example --port 5433" in err
+    assert "was not found" not in err and "s3cret" not in err
+    monkeypatch.undo()
+
+    _backup_env(monkeypatch, POSTGRESQL)
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "pg_dump").write_text(
+        '#!/bin/sh\nfor a; do last=$a; done\necho half > "$last"\nexit 3\n'
+    )
+    (folder / "pg_dump").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    err = refused_in("ru", ["backup", str(tmp_path / "league.dump")], monkeypatch, capsys)
+    assert "pg_dump завершился с ошибкой: код завершения 3" in err
+    assert "failed" not in err and "exit status" not in err
+    assert not (tmp_path / "league.dump").exists()
+
+
+def _refusal_calls(path: Path) -> list[ast.Call]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("Refused", "BadValueError")
+    ]
+
+
+def _phrases(path: Path) -> list[tuple[str, ...]]:
+    """The msgids (with the plural) of every ``phrase``/``phrase_n`` in ``path``."""
+    found: list[tuple[str, ...]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id == "phrase":
+                found.append((ast.literal_eval(node.args[0]),))
+            elif node.func.id == "phrase_n":
+                found.append((ast.literal_eval(node.args[0]), ast.literal_eval(node.args[1])))
+    return found
+
+
+def test_every_refusal_of_the_services_is_a_phrase_the_catalogs_translate() -> None:
+    """A new ``raise Refused(f"...")`` would reach the command line in English: every
+    refusal of these modules is made of a ``phrase`` (or ``phrase_n``) with a literal msgid,
+    and each of those is translated in every language."""
+    calls = {name: _refusal_calls(SERVICES / name) for name in REFUSING}
+    assert sum(len(found) for found in calls.values()) > 40
+    for name, found in calls.items():
+        for call in found:
+            assert len(call.args) == 1, f"{name}:{call.lineno}"
+            made = call.args[0]
+            assert isinstance(made, ast.Call) and isinstance(made.func, ast.Name), (
+                f"{name}:{call.lineno}: a refusal that is not a phrase"
+            )
+            assert made.func.id in ("phrase", "phrase_n"), f"{name}:{call.lineno}"
+    msgids = [found for name in REFUSING for found in _phrases(SERVICES / name)]
+    assert len(msgids) > 40
+    for lang in LANGUAGES:
+        translations = gettext.translation("messages", TRANSLATIONS, [lang])
+        for msgid in msgids:
+            if len(msgid) == 1:
+                assert translations.gettext(msgid[0]) != msgid[0], (lang, msgid)
+            else:
+                singular, plural = msgid
+                for num in (1, 2, 5):
+                    said = translations.ngettext(singular, plural, num)
+                    assert said not in msgid, (lang, msgid)
+
+
+def test_a_refusal_keeps_its_english_without_a_language() -> None:
+    """The web and the tests read ``str()``: English, whatever the environment says."""
+    refusal = Refused(phrase("The folder %(folder)s does not exist.", folder="/srv/x"))
+    assert str(refusal) == "The folder /srv/x does not exist."
+    assert isinstance(refusal.message, Phrase)
+    assert refusal.message.msgid == "The folder %(folder)s does not exist."
+    assert str(BadValueError(phrase_n("must be at most %(num)d character",
+                                      "must be at most %(num)d characters", 80))) == (
+        "must be at most 80 characters"
+    )  # fmt: skip
