@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 from . import network
 from .cli_errors import CommandError, database_error, port_error, safe_url
-from .cli_i18n import _
+from .cli_i18n import _, say
 
 DEFAULT_HOST = "0.0.0.0"
 DEFAULT_PORT = 8000
@@ -230,6 +230,6 @@ def club_owner(args: argparse.Namespace) -> None:
     app = migrated_app()
     with app.app_context():
         try:
-            print(memberships.assign_owner(args.club, args.username))
+            print(say(memberships.assign_owner(args.club, args.username)))
         except LookupError as error:
-            raise CommandError(str(error)) from None
+            raise CommandError(say(error.args[0])) from None

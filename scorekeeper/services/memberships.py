@@ -246,18 +246,35 @@ def assign_owner(club_ref: str, username: str) -> str:
 
     Clubs started before accounts existed have no owner: the person who runs the server
     gives them one. Returns what was done; raises LookupError when a name is ambiguous or
-    unknown.
+    unknown. Both are :class:`~scorekeeper.engine.errors.Phrase`: English as they are,
+    and the command line says them in its language (``cli_i18n.say``).
     """
+    from ..engine.errors import phrase
     from .accounts import find
 
     found = ownerless_or_named(club_ref)
     if not found:
-        raise LookupError(f"No club has the id or name {club_ref!r}.")
+        raise LookupError(phrase("No club has the id or name %(club)s.", club=repr(club_ref)))
     if len(found) > 1:
         ids = ", ".join(c.public_id for c in found)
-        raise LookupError(f"Several clubs are called {club_ref!r}; use one of the ids: {ids}.")
+        raise LookupError(
+            phrase(
+                "Several clubs are called %(club)s; use one of the ids: %(ids)s.",
+                club=repr(club_ref),
+                ids=ids,
+            )
+        )
     account = find(username)
     if account is None:
-        raise LookupError(f"No account is called {username!r}; sign up in the app first.")
+        raise LookupError(
+            phrase(
+                "No account is called %(username)s; sign up in the app first.",
+                username=repr(username),
+            )
+        )
     add_member(found[0], account, "owner")
-    return f"{account.username} is now an owner of {found[0].name}."
+    return phrase(
+        "%(username)s is now an owner of %(club)s.",
+        username=account.username,
+        club=found[0].name,
+    )

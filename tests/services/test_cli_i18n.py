@@ -498,3 +498,36 @@ def test_a_refusal_keeps_its_english_without_a_language() -> None:
                                       "must be at most %(num)d characters", 80))) == (
         "must be at most 80 characters"
     )  # fmt: skip
+
+
+def test_club_owner_speaks_the_environments_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from scorekeeper.app import create_app
+    from scorekeeper.extensions import db
+    from scorekeeper.services import accounts, clubs
+
+    _backup_env(monkeypatch, f"sqlite:///{tmp_path / 'club.sqlite3'}")
+    speak(monkeypatch, "en")
+    assert cli.main(["migrate"]) == 0
+    app = create_app()
+    with app.app_context():
+        clubs.create_club("Old club")
+        clubs.create_club("Twins")
+        clubs.create_club("Twins")
+        accounts.sign_up("ana", "a long enough password")
+        db.session.remove()
+
+    err = refused_in("cs", ["club-owner", "Nowhere", "ana"], monkeypatch, capsys)
+    assert "Žádný klub nemá id ani název 'Nowhere'." in err and "No club" not in err
+    err = refused_in("ru", ["club-owner", "Twins", "ana"], monkeypatch, capsys)
+    assert "Несколько клубов называются 'Twins'; укажите один из id: " in err
+    assert "Several clubs" not in err
+    err = refused_in("bs", ["club-owner", "Old club", "nobody"], monkeypatch, capsys)
+    assert "Nijedan račun se ne zove 'nobody'; prvo se registrujte u aplikaciji." in err
+    assert "No account" not in err
+
+    speak(monkeypatch, "cs")
+    capsys.readouterr()
+    assert cli.main(["club-owner", "Old club", "ana"]) == 0
+    assert capsys.readouterr().out.strip() == "ana je nyní vlastníkem klubu Old club."
