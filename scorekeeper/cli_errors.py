@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from .cli_i18n import _
+from .cli_i18n import _, say
 
 #: Exit status of a command that failed (argparse uses 2 for a mistyped command line).
 FAILED = 1
@@ -98,7 +98,7 @@ def explain(exc: BaseException) -> str | None:
     from .secret_key import SecretKeyError
 
     if isinstance(exc, SecretKeyError | SettingsError):  # their message says what to do
-        return one_line(exc)
+        return one_line(say(exc.args[0]) if exc.args else exc)
     if isinstance(exc, sa.ArgumentError):
         return _(
             "DATABASE_URL is not a database URL scorekeeper can use (%(why)s); e.g."

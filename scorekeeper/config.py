@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from flask import Flask
 
+from .engine.errors import phrase
 from .secret_key import instance_secret
 
 ENV_PREFIX = "SCOREKEEPER_"
@@ -67,8 +68,11 @@ def _address_settings(app: Flask) -> None:
         parts = urlsplit(str(base))
         if parts.scheme not in ("http", "https") or not parts.netloc or parts.query:
             raise SettingsError(
-                "SCOREKEEPER_PUBLIC_BASE_URL must be where phones reach the app, like"
-                f" https://scores.example.org or http://192.168.1.10:8000 (not {base!r})."
+                phrase(
+                    "SCOREKEEPER_PUBLIC_BASE_URL must be where phones reach the app, like"
+                    " https://scores.example.org or http://192.168.1.10:8000 (not %(base)s).",
+                    base=repr(base),
+                )
             )
         app.config["PUBLIC_BASE_URL"] = str(base).rstrip("/")
     hosts = app.config.get("TRUSTED_HOSTS")

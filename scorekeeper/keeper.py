@@ -28,6 +28,8 @@ import time
 from collections import deque
 from typing import Any, TextIO
 
+from .cli_i18n import _
+
 #: Ended by one of these, the server is started again.
 CRASHES = {signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT, signal.SIGILL, signal.SIGFPE}
 #: A signal nobody sent through this parent (an out-of-memory kill, a stray kill -9).
@@ -106,12 +108,22 @@ def keep_serving(sock: socket.socket, threads: int, err: TextIO | None = None) -
             name = signal.Signals(-code).name
             if len(deaths) == TOO_MANY and now - deaths[0] < WINDOW:
                 raise KeeperError(
-                    f"the server stopped {TOO_MANY} times within {WINDOW:.0f} seconds"
-                    f" (last by {name}); see the messages above"
+                    _(
+                        "the server stopped %(times)s times within %(seconds)s seconds"
+                        " (last by %(signal)s); see the messages above",
+                        times=TOO_MANY,
+                        seconds=f"{WINDOW:.0f}",
+                        signal=name,
+                    )
                 )
             print(
-                f"scorekeeper: the server stopped ({name}, after"
-                f" {now - started:.0f} s); it is started again. Deals already saved are kept.",
+                "scorekeeper: "
+                + _(
+                    "the server stopped (%(signal)s, after %(seconds)s s); it is started"
+                    " again. Deals already saved are kept.",
+                    signal=name,
+                    seconds=f"{now - started:.0f}",
+                ),
                 file=stream,
                 flush=True,
             )

@@ -20,6 +20,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from .engine.errors import phrase
+
 FILE_NAME = "secret_key"
 MIN_LENGTH = 16
 READ_ATTEMPTS = 20  # a key being written by a system without hard links: wait a little
@@ -52,7 +54,13 @@ def _read(path: Path) -> str | None:
     except FileNotFoundError:
         return None
     except OSError as error:
-        raise SecretKeyError(f"The secret key file {path} cannot be read: {error}.") from error
+        raise SecretKeyError(
+            phrase(
+                "The secret key file %(path)s cannot be read: %(why)s.",
+                path=str(path),
+                why=str(error),
+            )
+        ) from error
     _make_private(path)
     try:
         key = raw.decode("ascii").strip()
@@ -62,10 +70,14 @@ def _read(path: Path) -> str | None:
         return ""
     if key is None or len(key) < MIN_LENGTH or not key.isprintable() or " " in key:
         raise SecretKeyError(
-            f"The secret key file {path} does not hold a key (it should hold one line of"
-            f" at least {MIN_LENGTH} letters and digits). Move it away and start again to"
-            " make a new key (everyone will have to reload their pages), or put the"
-            " installation's key back in it."
+            phrase(
+                "The secret key file %(path)s does not hold a key (it should hold one line of"
+                " at least %(length)s letters and digits). Move it away and start again to"
+                " make a new key (everyone will have to reload their pages), or put the"
+                " installation's key back in it.",
+                path=str(path),
+                length=MIN_LENGTH,
+            )
         )
     return key
 
@@ -102,7 +114,13 @@ def _write_private(path: Path) -> Path:
             os.fsync(handle.fileno())
     except OSError as error:  # a full disk: leave no empty key behind
         path.unlink(missing_ok=True)
-        raise SecretKeyError(f"The secret key file {path} cannot be written: {error}.") from error
+        raise SecretKeyError(
+            phrase(
+                "The secret key file %(path)s cannot be written: %(why)s.",
+                path=str(path),
+                why=str(error),
+            )
+        ) from error
     return path
 
 
@@ -111,8 +129,11 @@ def _repair_empty(path: Path) -> str:
     with _locked(path.with_name(f".{FILE_NAME}.lock")) as locked:
         if not locked:
             raise SecretKeyError(
-                f"The secret key file {path} is empty. Delete it and start again: a new key"
-                " is made."
+                phrase(
+                    "The secret key file %(path)s is empty. Delete it and start again: a new"
+                    " key is made.",
+                    path=str(path),
+                )
             )
         key = _read(path)
         if key:
@@ -121,7 +142,9 @@ def _repair_empty(path: Path) -> str:
         os.replace(fresh, path)
     key = _read(path)
     if not key:
-        raise SecretKeyError(f"The secret key file {path} stays empty; check the disk.")
+        raise SecretKeyError(
+            phrase("The secret key file %(path)s stays empty; check the disk.", path=str(path))
+        )
     return key
 
 

@@ -531,3 +531,64 @@ def test_club_owner_speaks_the_environments_language(
     capsys.readouterr()
     assert cli.main(["club-owner", "Old club", "ana"]) == 0
     assert capsys.readouterr().out.strip() == "ana je nyní vlastníkem klubu Old club."
+
+
+def test_settings_and_key_file_troubles_are_told_in_the_environments_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from scorekeeper import config
+    from scorekeeper.secret_key import instance_secret
+
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/club.sqlite3")
+    monkeypatch.setenv("SCOREKEEPER_PUBLIC_BASE_URL", "scores.example.org")
+    err = refused_in("bs", ["migrate"], monkeypatch, capsys)
+    assert "SCOREKEEPER_PUBLIC_BASE_URL mora biti adresa na kojoj telefoni" in err
+    assert "(ne 'scores.example.org')" in err and "must be where" not in err
+    monkeypatch.delenv("SCOREKEEPER_PUBLIC_BASE_URL")
+
+    (tmp_path / "secret_key").write_bytes(b"short")
+    monkeypatch.delenv("SCOREKEEPER_SECRET_KEY", raising=False)
+    monkeypatch.setattr(config, "instance_secret", lambda _instance: instance_secret(tmp_path))
+    err = refused_in("ru", ["migrate"], monkeypatch, capsys)
+    assert f"Файл секретного ключа {tmp_path}/secret_key не содержит ключа" in err
+    assert "не короче 16 букв и цифр" in err and "does not hold" not in err
+
+
+def test_a_server_that_keeps_crashing_is_told_in_the_environments_language(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+    import sys
+
+    from scorekeeper import keeper
+
+    speak(monkeypatch, "cs")
+    crash = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"]
+    monkeypatch.setattr(keeper, "worker_command", lambda fd, threads: crash)
+    said = io.StringIO()
+    given_up = pytest.raises(keeper.KeeperError, match="server se zastavil 5× během 60 sekund")
+    with keeper.listen("127.0.0.1", 0) as sock, given_up:
+        keeper.keep_serving(sock, 1, err=said)
+    assert said.getvalue().count("spouští se znovu. Už uložená rozdání zůstávají.") == 4
+    assert "started again" not in said.getvalue()
+
+
+def test_every_settings_and_key_file_trouble_is_a_phrase_the_catalogs_translate() -> None:
+    """What ``explain`` tells of a ``SecretKeyError`` or ``SettingsError`` is their message:
+    each is a ``phrase`` with a literal msgid, translated in every language."""
+    package = Path(cli.__file__).parent
+    raised = 0
+    for name in ("secret_key.py", "config.py"):
+        tree = ast.parse((package / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            called = isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            if called and node.func.id in ("SecretKeyError", "SettingsError"):
+                raised += 1
+                made = node.args[0]
+                assert isinstance(made, ast.Call) and isinstance(made.func, ast.Name)
+                assert made.func.id == "phrase", f"{name}:{node.lineno}"
+        for lang in LANGUAGES:
+            translations = gettext.translation("messages", TRANSLATIONS, [lang])
+            for (msgid,) in _phrases(package / name):
+                assert translations.gettext(msgid) != msgid, (lang, msgid)
+    assert raised >= 6
