@@ -25,12 +25,15 @@ class LoadedMatch:
     """A match row and the engine's value of it, read together.
 
     ``locked_in`` is the transaction that read it under the match lock (None: read
-    without the lock); see ``services.locks``.
+    without the lock); see ``services.locks``. ``version``: the match's live version
+    (``services.live``) as a save committed it, when the row is the one it wrote (None:
+    read it from the database).
     """
 
     row: MatchRow
     game: Match
     locked_in: Any = field(default=None, compare=False, repr=False)
+    version: str | None = field(default=None, compare=False)
 
     @property
     def public_id(self) -> str:
