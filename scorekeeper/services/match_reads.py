@@ -62,8 +62,12 @@ def load_match(public_id: str, *, for_update: bool = False) -> LoadedMatch | Non
         select(MatchRow)
         .where(MatchRow.public_id == public_id)
         .options(
-            selectinload(MatchRow.sides).selectinload(MatchSide.players),
-            selectinload(MatchRow.deals).selectinload(Deal.sides),
+            # a side's players and a deal's sides ride in with their parents (two queries
+            # fewer than a query per level: a fifth of the match page's CPU was loading).
+            # Not joined to the match itself: the lock's FOR UPDATE may not reach the
+            # outer side of a join (PostgreSQL), and a selectin query carries no lock.
+            selectinload(MatchRow.sides).joinedload(MatchSide.players),
+            selectinload(MatchRow.deals).joinedload(Deal.sides),
         )
     )
     row = db.session.scalar(locks.locked(query) if for_update else query)
