@@ -149,3 +149,25 @@ def test_a_finished_match_page_builds_no_deal_form(
     page = show(client, public_id)
     assert "Correct a deal" in page and 'id="deal-entry"' not in page
     assert built == []
+
+
+def test_a_match_is_read_in_three_queries_whatever_its_deals(
+    app: Flask, client: FlaskClient
+) -> None:
+    """The row, its sides with their players, its deals with their sides: one query each,
+    with or without the lock, at any number of deals (a query per level was five)."""
+    from scorekeeper.services.match_reads import load_match
+
+    public_id = start_match(client)
+    for deals in range(3):
+        with app.app_context(), statements(app) as seen:
+            loaded = load_match(public_id)
+            assert loaded is not None and len(loaded.game.deals) == deals
+            db.session.rollback()
+        reads = [s for s in seen if s.startswith("SELECT")]
+        assert len(reads) == 3, reads
+        with app.app_context(), statements(app) as seen:
+            assert load_match(public_id, for_update=True) is not None
+            db.session.rollback()
+        assert len([s for s in seen if s.startswith("SELECT")]) == 3, seen
+        enter_deal(client, public_id, *DEAL)
