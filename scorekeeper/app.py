@@ -38,13 +38,14 @@ def register_extensions(app: Flask) -> None:
     """Bind the extensions; tune SQLite connections (foreign keys, WAL, BEGIN IMMEDIATE);
     refuse NUL characters in text sent to any database."""
     from .database import refuse_nul, tune_sqlite
-    from .web.i18n import select_locale
+    from .web.i18n import install_page_gettext, select_locale
 
     db.init_app(app)
     migrate.init_app(app, db, directory=str(ROOT / "migrations"), render_as_batch=True)
     csrf.init_app(app)
     htmx.init_app(app)
     babel.init_app(app, locale_selector=select_locale)
+    install_page_gettext(app)
     login_manager.init_app(app)
     login_manager.login_view = "auth.login"
     login_manager.session_protection = "basic"

@@ -23,7 +23,7 @@ from ..engine.errors import EngineError
 from ..extensions import db
 from ..models import Deal, DealSide, KnownName, MatchPlayer, MatchSide, utcnow
 from ..models import Match as MatchRow
-from . import audit, standings
+from . import audit, live, standings
 from .audit import NOBODY, Actor
 from .match_reads import (  # the reads are part of this service's interface too
     LoadedMatch,
@@ -167,7 +167,7 @@ def record_deal(
     audit.deal_recorded(row, deal, actor)
     _update_match(row, game)
     try:
-        db.session.commit()
+        version = _commit_as_written(row)
     except IntegrityError:
         # Another request saved this deal number first: the same form sent twice at once
         # (then it is saved, once) or another phone's entry (then this one is stale).
@@ -177,7 +177,25 @@ def record_deal(
             return fresh, False
         current = fresh.game.current_deal if fresh else None
         raise _already_entered(recorded.score.deal, current) from None
-    return LoadedMatch(row, game), True
+    return LoadedMatch(row, game, version=version), True
+
+
+def _commit_as_written(row: MatchRow) -> str:
+    """Commit, keeping the objects of the session as they were written (the page that
+    answers a save shows them: read again, row by row, they cost more than the save), and
+    return the match's live version as committed. The version is read in the transaction:
+    read after the commit it could be another phone's next change, which a page showing
+    this one would then never fetch."""
+    session = db.session()
+    session.flush()
+    version = live.match_version(row.id)
+    keep = session.expire_on_commit
+    session.expire_on_commit = False
+    try:
+        session.commit()
+    finally:
+        session.expire_on_commit = keep
+    return version
 
 
 def _already_entered(deal: int | None, current: int | None) -> StaleError:

@@ -15,7 +15,15 @@ from typing import Any
 
 import flask_wtf.form as flask_wtf_form
 from flask import Blueprint, Flask, Response, g, has_request_context, redirect, request
-from flask_babel import Domain, format_date, format_decimal, format_number, get_locale, ngettext
+from flask_babel import (
+    Domain,
+    format_date,
+    format_decimal,
+    format_number,
+    get_locale,
+    get_translations,
+    ngettext,
+)
 from flask_babel import gettext as _
 from flask_login import current_user
 
@@ -196,3 +204,32 @@ def register(app: Flask) -> None:
     app.jinja_env.globals["format_number"] = format_number
     app.jinja_env.globals["format_decimal"] = format_decimal
     app.jinja_env.globals["LANGUAGES"] = LANGUAGES
+
+
+def _page_translations() -> Any:
+    """The catalog of the served language, looked up once per request and language.
+
+    Flask-Babel's own lookup (its context three times over and the locale's name built
+    again, on every ``_()`` of a template) was a tenth of the match page (issue 17).
+    Kept with the locale it is for, read where Flask-Babel keeps the request's locale once
+    chosen (``get_locale`` otherwise), so a locale forced for a while is still followed."""
+    state = g._get_current_object()
+    locale = getattr(getattr(state, "_flask_babel", None), "babel_locale", None)
+    if locale is None:
+        locale = get_locale()
+    cached = getattr(state, "_page_translations", None)
+    if cached is None or cached[0] is not locale:
+        cached = state._page_translations = (locale, get_translations())
+    return cached[1]
+
+
+def install_page_gettext(app: Flask) -> None:
+    """Templates' ``_()``, ``ngettext()``…: what Flask-Babel installs, from the catalog
+    looked up once per request (call after ``babel.init_app``)."""
+    app.jinja_env.install_gettext_callables(
+        gettext=lambda s: _page_translations().ugettext(s),
+        ngettext=lambda s, p, n: _page_translations().ungettext(s, p, n),
+        newstyle=True,
+        pgettext=lambda c, s: _page_translations().upgettext(c, s),
+        npgettext=lambda c, s, p, n: _page_translations().unpgettext(c, s, p, n),
+    )

@@ -365,3 +365,25 @@ def test_every_page_in_every_language_leaves_no_english_from_the_catalog(
         left += [(path, piece) for piece in fragments if piece in text]
     assert seen >= 30
     assert sorted(set(left)) == [], "\n".join(map(str, sorted(set(left))))
+
+
+def test_templates_follow_the_locale_even_when_it_changes_within_a_request(app: Flask) -> None:
+    """Templates look the catalog up once per request (issue 17): a locale forced for a
+    while, then the request's own again, are each followed, and each language keeps its
+    words apart from the others'."""
+    from flask import render_template_string
+    from flask_babel import force_locale
+
+    page = (
+        "{{ _('Deals') }}|{{ ngettext('History: %(num)s change', 'History: %(num)s changes', 2) }}"
+    )
+    with app.test_request_context("/", headers={"Accept-Language": "ru"}):
+        first = render_template_string(page)
+        with force_locale("cs"):
+            forced = render_template_string(page)
+        back = render_template_string(page)
+    with app.test_request_context("/", headers={"Accept-Language": "en"}):
+        english = render_template_string(page)
+    assert first == back and first.startswith("Сдачи|")
+    assert forced == "Rozdání|Historie: 2 změny"
+    assert english == "Deals|History: 2 changes"

@@ -95,7 +95,7 @@ def match_context(
         "outcome": outcome,
         "announcement": announcement,
         # the version the page shows: its live updates ask "still this?" (issue 14)
-        "live_etag": match_etag(row.id),
+        "live_etag": match_etag(row.id, loaded.version),
         **trail,
     }
 

@@ -21,9 +21,10 @@ def _etag(version: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def match_etag(match_id: int) -> str:
-    """The ETag of the match's live fragment (and the page's starting point)."""
-    return _etag(live.match_version(match_id))
+def match_etag(match_id: int, version: str | None = None) -> str:
+    """The ETag of the match's live fragment (and the page's starting point); ``version``:
+    the match's version when it is known already (a save just committed it)."""
+    return _etag(version or live.match_version(match_id))
 
 
 def night_etag(club: object, day: object) -> str:
