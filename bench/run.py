@@ -69,15 +69,17 @@ from sqlalchemy.engine import make_url  # noqa: E402
 from bench import history as history_module  # noqa: E402
 from bench import soak_phases  # noqa: E402
 from bench.floor import floor_app  # noqa: E402
-from bench.history import ClubHistory  # noqa: E402
+from bench.history import PEOPLE, ClubHistory  # noqa: E402
 from bench.soak_client import HOST, Member, Traffic, deal_fields, forms_of  # noqa: E402
 from bench.soak_server import Server, free_port  # noqa: E402
-from bench.writes import _entries, _record, _start, _timed  # noqa: E402
+from bench.writes import _entries, _record, _timed  # noqa: E402
+from bench.writes import _start as start_at_random  # noqa: E402
 from scorekeeper.app import create_app  # noqa: E402
 from scorekeeper.config import normalise_db_url  # noqa: E402
+from scorekeeper.engine import PRESETS, Side  # noqa: E402
 from scorekeeper.extensions import db  # noqa: E402
 from scorekeeper.models import Match  # noqa: E402
-from scorekeeper.services import accounts, clubs, demo, memberships  # noqa: E402
+from scorekeeper.services import accounts, clubs, demo, matches, memberships  # noqa: E402
 
 #: Bump when what a cached club holds changes in a way the hashed code does not show.
 BUILDER = "1"
@@ -98,10 +100,21 @@ POSTS = {
     "deal_post": "deal POST (deal 2)",
     "finish_late_post": "finishing deal POST, out of order",
     "finish_post": "finishing deal POST, in order",
+    "finish_night_post": "finishing deal POST, club night (3 tables)",
 }
 NAMES = {FLOOR: "floor: minimal route", **GETS, **POSTS}
 #: Deals entered before the measured POST, and how many days back the match is dated.
-PREPARED = {"deal_post": (1, 0), "finish_late_post": (3, 21), "finish_post": (3, 0)}
+PREPARED = {
+    "deal_post": (1, 0),
+    "finish_late_post": (3, 21),
+    "finish_post": (3, 0),
+    "finish_night_post": (3, 0),
+}
+#: A club night: tables of disjoint regulars, one phone each, finishing in turn. Sixteen
+#: connections finishing matches of the same twelve regulars at once cannot keep each
+#: match its players' newest (whichever commits after a later match of a shared player is
+#: out of order for that player); three tables of four can, as a real night does.
+TABLES = 3
 #: The issue's targets.
 MAX_GROWTH = 1.3
 MAX_POST_MS = 30.0
@@ -265,15 +278,21 @@ def prepare(uri: str, made: ClubHistory, posts: int, repeat: int) -> Prepared:
             username, password = f"bench-{secrets.token_hex(4)}", secrets.token_urlsafe(12)
             memberships.add_member(club, accounts.sign_up(username, password), "scorer")
             rng = random.Random(17)
-            ready: dict[str, list[str]] = {}
-            for kind, (deals_in, days_back) in PREPARED.items():
+            served: dict[str, list[str]] = {kind: [] for kind in PREPARED}
+            local: dict[str, list[str]] = {kind: [] for kind in PREPARED}
+            # Served pools kind by kind (in the order they are measured), then the
+            # in-process ones round by round: a match's id follows the order it is
+            # finished in, so an in-order finish is its players' newest game.
+            plan = [(kind, served, n) for kind in PREPARED for n in range(posts)]
+            plan += [(kind, local, n) for n in range(repeat) for kind in PREPARED]
+            for kind, pools, n in plan:
+                deals_in, days_back = PREPARED[kind]
                 day = date.today() - timedelta(days=days_back)
-                ready[kind] = []
-                for _ in range(posts + repeat):
-                    loaded = _start(club, day, rng)
-                    for _ in range(deals_in):
-                        loaded = _record(loaded, rng)
-                    ready[kind].append(loaded.row.public_id)
+                table = _table(n) if kind == "finish_night_post" else None
+                loaded = _start(club, day, rng, table)
+                for _ in range(deals_in):
+                    loaded = _record(loaded, rng)
+                pools[kind].append(loaded.row.public_id)
             db.session.commit()
         finally:
             db.session.remove()
@@ -288,9 +307,23 @@ def prepare(uri: str, made: ClubHistory, posts: int, repeat: int) -> Prepared:
         "standings_csv": f"{c}/standings.csv",
         "matches_csv": f"{c}/matches.csv",
     }
-    served = {kind: ids[:posts] for kind, ids in ready.items()}
-    local = {kind: ids[posts:] for kind, ids in ready.items()}
     return Prepared(paths, username, password, served, local, playing)
+
+
+def _table(n: int) -> list[str]:
+    """The regulars at table ``n % TABLES`` of a club night: four, no one at two tables."""
+    table = n % TABLES
+    return list(PEOPLE[4 * table : 4 * table + 4])
+
+
+def _start(
+    club: Any, day: date, rng: random.Random, four: list[str] | None = None
+) -> matches.LoadedMatch:
+    """A new 2 vs 2 classic match of the club: these four, or four regulars at random."""
+    if four is None:
+        return start_at_random(club, day, rng)
+    sides = [Side(tuple(four[:2])), Side(tuple(four[2:]))]
+    return clubs.start_club_match(club, PRESETS["classic"], sides, 0, day)
 
 
 def deal_post(public_id: str, form: dict[str, str], expected: int, rng: random.Random) -> str:
@@ -458,11 +491,20 @@ def served(
         lock = threading.Lock()  # one POST body made at a time (the shared random numbers)
         for key in POSTS:
             expected = PREPARED[key][0] + 1
-            pool = iter(prepared.served[key])
+            night = key == "finish_night_post"
+            ids = prepared.served[key]
+            tables = TABLES if night else 1
+            lanes = [iter(ids[t::tables]) for t in range(tables)]
+            lane_of: dict[int, int] = {}  # a connection's table, at a club night
 
-            def next_post(pool: Iterator[str] = pool, expected: int = expected) -> Request | None:
+            def next_post(
+                lanes: list[Iterator[str]] = lanes,
+                seats: dict[int, int] = lane_of,
+                expected: int = expected,
+            ) -> Request | None:
                 with lock:
-                    public_id = next(pool, None)
+                    lane = seats.setdefault(threading.get_ident(), len(seats) % len(lanes))
+                    public_id = next(lanes[lane], None)
                     if public_id is None:
                         return None
                     body = deal_post(public_id, form, expected, rng)
@@ -473,11 +515,14 @@ def served(
                 }
                 return ("POST", f"/m/{public_id}/deals", body, headers)
 
-            for _ in range(min(WARM_UP, len(prepared.served[key]) // 4)):
-                warming = next_post()
-                if warming is not None:
-                    warm(server.port, warming, 1)
-            loads[key] = hammer(server.port, next_post, args.connections, args.seconds)
+            if not night:  # a night's warm-up would take a table's turn out of order
+                for _ in range(min(WARM_UP, len(ids) // 4)):
+                    warming = next_post()
+                    if warming is not None:
+                        warm(server.port, warming, 1)
+                lane_of.clear()
+            connections = min(TABLES, args.connections) if night else args.connections
+            loads[key] = hammer(server.port, next_post, connections, args.seconds)
     return loads[FLOOR].figures(), loads
 
 
