@@ -9,7 +9,8 @@ For each size, a club of that many finished matches (``bench/soak_phases.quick_h
 cached, keyed by its size, the schema's migration head and a hash of the builder's code;
 each run works on a copy. Then, through ``scorekeeper serve`` (waitress) on loopback, a
 bounded load generator (``--connections`` keep-alive connections, each a thread with
-``http.client``, for ``--seconds`` or until its prepared matches run out) measures
+``http.client``, for ``--seconds``, until its prepared matches run out, or, for the whole
+history's CSV, one request per connection) measures
 requests per second and the 50th/95th/99th percentile latency of:
 
 - the floor: a minimal Flask route served by waitress with the same threads in its own
@@ -19,7 +20,8 @@ requests per second and the 50th/95th/99th percentile latency of:
   history);
 - a deal POST (deal 2), a finishing deal POST in order (tonight) and out of order (a match
   three weeks back: its ratings are replayed from it), each on its own prepared match,
-  answered with the page fragment as htmx asks.
+  answered with the page fragment as htmx asks; and a club night's finishes: three tables
+  of disjoint regulars, one connection each (``TABLES``).
 
 Then the same requests in-process (Flask's test client, median of ``--repeat`` interleaved
 rounds) with their SQL statements (``bench/writes.py``'s counting), against the same
