@@ -42,6 +42,7 @@ import inspect
 import json
 import os
 import random
+import re
 import secrets
 import shutil
 import sqlite3
@@ -529,8 +530,6 @@ def served(
 
 
 def _stylesheets(page: str) -> list[str]:
-    import re
-
     return [m.replace("&amp;", "&") for m in re.findall(r'href="(/static/[^"]+)"', page)]
 
 
