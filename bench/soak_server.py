@@ -27,6 +27,8 @@ KEPT = re.compile(r"the server stopped \((SIG[A-Z]+), after")  # this checkout's
 class Server:
     """``scorekeeper serve`` on loopback, watched: a planned kill, or a crash, restarts it."""
 
+    command: tuple[str, ...] = SERVE  # bench/run.py serves its floor app the same way
+
     def __init__(self, port: int, env: dict[str, str], log: Path, threads: int) -> None:
         self.port, self.env, self.log, self.threads = port, env, log, threads
         self.process: subprocess.Popen[bytes] | None = None
@@ -42,7 +44,15 @@ class Server:
             out.write(f"\n== start at {time.strftime('%H:%M:%S')}\n".encode())
             out.flush()
             self.process = subprocess.Popen(
-                [*SERVE, "--host", HOST, "--port", str(self.port), "--threads", str(self.threads)],
+                [
+                    *self.command,
+                    "--host",
+                    HOST,
+                    "--port",
+                    str(self.port),
+                    "--threads",
+                    str(self.threads),
+                ],
                 cwd=ROOT,
                 env=self.env,
                 stdout=out,

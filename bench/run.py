@@ -1,0 +1,852 @@
+"""The whole performance picture in one run, against the floor, at two club sizes (issue 17).
+
+    python bench/run.py [--sizes 1000,10000] [--large] [--database-url URL] [--quick]
+                        [--seconds 10] [--connections 16] [--threads 8] [--posts 200]
+                        [--repeat 20] [--cache-dir DIR | --no-cache] [--strict]
+
+For each size, a club of that many finished matches (``bench/soak_phases.quick_history``:
+200 played through the services, copied into the past and imported) is built once and
+cached, keyed by its size, the schema's migration head and a hash of the builder's code;
+each run works on a copy. Then, through ``scorekeeper serve`` (waitress) on loopback, a
+bounded load generator (``--connections`` keep-alive connections, each a thread with
+``http.client``, for ``--seconds``, until its prepared matches run out, or, for the whole
+history's CSV, one request per connection) measures
+requests per second and the 50th/95th/99th percentile latency of:
+
+- the floor: a minimal Flask route served by waitress with the same threads in its own
+  process (``bench/floor.py``), measured in the same run, before each size;
+- a static file, the match page (finished, and being played: with the deal form), the
+  standings, the player page, the standings CSV and the club's matches CSV (the whole
+  history);
+- a deal POST (deal 2), a finishing deal POST in order (tonight) and out of order (a match
+  three weeks back: its ratings are replayed from it), each on its own prepared match,
+  answered with the page fragment as htmx asks; and a club night's finishes: three tables
+  of disjoint regulars, one connection each (``TABLES``).
+
+Then the same requests in-process (Flask's test client, median of ``--repeat`` interleaved
+rounds) with their SQL statements (``bench/writes.py``'s counting), against the same
+minimal route in-process. Every figure is also a ratio to its floor, and each has its
+growth from the first size to the others. The issue's targets are reported as met or not.
+
+The last line of output is one line of JSON with every figure. Exits 0 when every request
+was answered as expected (whatever the targets), 1 when any was not, and, with
+``--strict``, 3 when a target is not met. See bench/README.md and docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import http.client
+import inspect
+import json
+import os
+import random
+import re
+import secrets
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: make ``bench`` importable
+    sys.path.insert(0, str(ROOT))
+
+from flask_migrate import upgrade  # noqa: E402
+from sqlalchemy import create_engine, event, select, text  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
+
+from bench import history as history_module  # noqa: E402
+from bench import soak_phases  # noqa: E402
+from bench.floor import floor_app  # noqa: E402
+from bench.history import PEOPLE, ClubHistory  # noqa: E402
+from bench.soak_client import HOST, Member, Traffic, deal_fields, forms_of  # noqa: E402
+from bench.soak_server import Server, free_port  # noqa: E402
+from bench.writes import _entries, _record, _timed  # noqa: E402
+from bench.writes import _start as start_at_random  # noqa: E402
+from scorekeeper.app import create_app  # noqa: E402
+from scorekeeper.config import normalise_db_url  # noqa: E402
+from scorekeeper.engine import PRESETS, Side  # noqa: E402
+from scorekeeper.extensions import db  # noqa: E402
+from scorekeeper.models import Match  # noqa: E402
+from scorekeeper.services import accounts, clubs, demo, matches, memberships  # noqa: E402
+
+#: Bump when what a cached club holds changes in a way the hashed code does not show.
+BUILDER = "1"
+TIMEOUT = 300.0  # seconds one request may take (the whole history's CSV is slow)
+WARM_UP = 3  # requests before each served measurement, not counted
+FLOOR = "floor"
+#: What is measured, by key: its name in the tables.
+GETS = {
+    "static": "static file (app.css)",
+    "match_finished": "match page, finished",
+    "match_form": "match page, deal form",
+    "standings": "standings",
+    "player": "player page",
+    "standings_csv": "standings CSV",
+    "matches_csv": "matches CSV (whole history)",
+}
+POSTS = {
+    "deal_post": "deal POST (deal 2)",
+    "finish_late_post": "finishing deal POST, out of order",
+    "finish_post": "finishing deal POST, in order",
+    "finish_night_post": "finishing deal POST, club night (3 tables)",
+}
+NAMES = {FLOOR: "floor: minimal route", **GETS, **POSTS}
+#: Deals entered before the measured POST, and how many days back the match is dated.
+PREPARED = {
+    "deal_post": (1, 0),
+    "finish_late_post": (3, 21),
+    "finish_post": (3, 0),
+    "finish_night_post": (3, 0),
+}
+#: A club night: tables of disjoint regulars, one phone each, finishing in turn. Sixteen
+#: connections finishing matches of the same twelve regulars at once cannot keep each
+#: match its players' newest (whichever commits after a later match of a shared player is
+#: out of order for that player); three tables of four can, as a real night does.
+TABLES = 3
+#: The issue's targets.
+MAX_GROWTH = 1.3
+MAX_POST_MS = 30.0
+MAX_POST_P95_MS = 150.0
+MIN_SHARE = 0.08
+SHARE_PAGES = ("match_finished", "match_form", "standings", "player")
+PAGES = tuple(k for k in GETS if k != "static")
+#: Requests whose cost is the whole history (seconds at 10,000 matches): served once per
+#: connection, and timed in this many in-process rounds only.
+HEAVY = {"matches_csv": 3}
+
+
+# -- the club, built once and cached ----------------------------------------------------------
+
+
+def schema_head() -> str:
+    from alembic.script import ScriptDirectory
+
+    return str(ScriptDirectory(str(ROOT / "migrations")).get_current_head())
+
+
+def builder_version() -> str:
+    """A hash of the code that builds a club: history.py, the soak's quick builder, demo deals."""
+    digest = hashlib.sha256(BUILDER.encode())
+    digest.update(inspect.getsource(history_module).encode())
+    digest.update(inspect.getsource(demo).encode())
+    for function in (
+        soak_phases.quick_history,
+        soak_phases._built_history,
+        soak_phases._no_fsync,
+    ):
+        digest.update(inspect.getsource(function).encode())
+    return digest.hexdigest()[:10]
+
+
+def cache_key(kind: str, size: int) -> str:
+    return f"{kind}-{size}-{schema_head()}-{builder_version()}"
+
+
+@dataclass
+class Built:
+    """A club of ``size`` finished matches in a working database of this run."""
+
+    uri: str
+    history: ClubHistory
+    build_s: float
+    cached: bool
+    drop: Callable[[], None] = lambda: None  # removes the working database
+
+
+def build_into(uri: str, size: int) -> ClubHistory:
+    """Migrate the empty database at ``uri`` and build the club in it."""
+    app = create_app({"SQLALCHEMY_DATABASE_URI": uri, "SECRET_KEY": "bench"})
+    with app.app_context():
+        upgrade()
+        made = soak_phases.quick_history(size)
+        db.session.remove()
+        db.engine.dispose()
+    return made
+
+
+def sqlite_club(size: int, work: Path, cache: Path | None) -> Built:
+    target = work / f"club-{size}.sqlite3"
+    uri = f"sqlite:///{target}"
+    cached_db = meta = None
+    if cache is not None:
+        cached_db = cache / f"{cache_key('sqlite', size)}.sqlite3"
+        meta = cached_db.with_suffix(".json")
+        if cached_db.exists() and meta.exists():
+            shutil.copyfile(cached_db, target)
+            return Built(uri, ClubHistory(**json.loads(meta.read_text())), 0.0, True)
+    started = time.monotonic()
+    made = build_into(uri, size)
+    took = time.monotonic() - started
+    if cached_db is not None and meta is not None:
+        cached_db.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached_db.with_suffix(".partial")
+        with sqlite3.connect(target) as source, sqlite3.connect(partial) as copy:
+            source.backup(copy)  # the WAL's pages too
+        partial.replace(cached_db)
+        meta.write_text(json.dumps(asdict(made)))
+    return Built(uri, made, took, False)
+
+
+def postgres_club(size: int, url: str, cache: Path | None) -> Built:
+    """On PostgreSQL the cache is a database (``<name>_c<size>_<key>``) kept on the server;
+    each run works on a copy made with ``CREATE DATABASE ... TEMPLATE`` and dropped after."""
+    base = make_url(url)
+    name = base.database or "bench"
+    key = hashlib.sha256(cache_key("pg", size).encode()).hexdigest()[:10]
+    cached_name, work_name = f"{name}_c{size}_{key}", f"{name}_run{size}"
+    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+
+    def exists(db_name: str) -> bool:
+        with admin.connect() as c:
+            found = c.scalar(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": db_name})
+            return found is not None
+
+    def execute(sql: str) -> None:
+        with admin.connect() as c:
+            c.execute(text(sql))
+
+    meta = cache / f"{cached_name}.json" if cache is not None else None
+    built, took = False, 0.0
+    source = cached_name if cache is not None else work_name
+    if meta is None or not (exists(cached_name) and meta.exists()):
+        execute(f'DROP DATABASE IF EXISTS "{source}"')
+        execute(f'CREATE DATABASE "{source}"')
+        started = time.monotonic()
+        made = build_into(base.set(database=source).render_as_string(False), size)
+        took, built = time.monotonic() - started, True
+        if meta is not None:
+            meta.parent.mkdir(parents=True, exist_ok=True)
+            meta.write_text(json.dumps(asdict(made)))
+    else:
+        made = ClubHistory(**json.loads(meta.read_text()))
+    if cache is not None:
+        execute(f'DROP DATABASE IF EXISTS "{work_name}"')
+        execute(f'CREATE DATABASE "{work_name}" TEMPLATE "{cached_name}"')
+    work_url = base.set(database=work_name).render_as_string(False)
+
+    def drop() -> None:
+        execute(f'DROP DATABASE IF EXISTS "{work_name}" WITH (FORCE)')
+        admin.dispose()
+
+    return Built(work_url, made, took, not built, drop)
+
+
+# -- what the measured requests need ----------------------------------------------------------
+
+
+@dataclass
+class Prepared:
+    """What the requests of one size need: its pages, a scorer's account, and matches ready
+    for the POSTs (served ones and in-process ones)."""
+
+    paths: dict[str, str]
+    username: str
+    password: str
+    served: dict[str, list[str]]  # POST kind -> matches ready for their next deal
+    local: dict[str, list[str]]
+    playing: str
+
+
+def prepare(uri: str, made: ClubHistory, posts: int, repeat: int) -> Prepared:
+    """A scorer account for the club, and matches of four regulars ready for each POST."""
+    app = create_app({"SQLALCHEMY_DATABASE_URI": uri, "SECRET_KEY": "bench"})
+    with app.app_context():
+        db.engine.dispose()
+        event.listen(db.engine, "connect", soak_phases._no_fsync)  # fixtures need no flush
+        try:
+            club = clubs.get_club(made.club_id)
+            assert club is not None
+            playing = db.session.scalar(
+                select(Match.public_id)
+                .where(Match.club_id == club.id, Match.finished.is_(False))
+                .order_by(Match.id.desc())
+                .limit(1)
+            )
+            assert playing is not None, "the club has no match being played"
+            username, password = f"bench-{secrets.token_hex(4)}", secrets.token_urlsafe(12)
+            memberships.add_member(club, accounts.sign_up(username, password), "scorer")
+            rng = random.Random(17)
+            served: dict[str, list[str]] = {kind: [] for kind in PREPARED}
+            local: dict[str, list[str]] = {kind: [] for kind in PREPARED}
+            # Served pools kind by kind (in the order they are measured), then the
+            # in-process ones round by round: a match's id follows the order it is
+            # finished in, so an in-order finish is its players' newest game.
+            plan = [(kind, served, n) for kind in PREPARED for n in range(posts)]
+            plan += [(kind, local, n) for n in range(repeat) for kind in PREPARED]
+            for kind, pools, n in plan:
+                deals_in, days_back = PREPARED[kind]
+                day = date.today() - timedelta(days=days_back)
+                table = _table(n) if kind == "finish_night_post" else None
+                loaded = _start(club, day, rng, table)
+                for _ in range(deals_in):
+                    loaded = _record(loaded, rng)
+                pools[kind].append(loaded.row.public_id)
+            db.session.commit()
+        finally:
+            db.session.remove()
+            event.remove(db.engine, "connect", soak_phases._no_fsync)
+            db.engine.dispose()
+    c = f"/c/{made.club_id}"
+    paths = {
+        "match_finished": f"/m/{made.match_id}",
+        "match_form": f"/m/{playing}",
+        "standings": c,
+        "player": f"{c}/p/{made.player_id}",
+        "standings_csv": f"{c}/standings.csv",
+        "matches_csv": f"{c}/matches.csv",
+    }
+    return Prepared(paths, username, password, served, local, playing)
+
+
+def _table(n: int) -> list[str]:
+    """The regulars at table ``n % TABLES`` of a club night: four, no one at two tables."""
+    table = n % TABLES
+    return list(PEOPLE[4 * table : 4 * table + 4])
+
+
+def _start(
+    club: Any, day: date, rng: random.Random, four: list[str] | None = None
+) -> matches.LoadedMatch:
+    """A new 2 vs 2 classic match of the club: these four, or four regulars at random."""
+    if four is None:
+        return start_at_random(club, day, rng)
+    sides = [Side(tuple(four[:2])), Side(tuple(four[2:]))]
+    return clubs.start_club_match(club, PRESETS["classic"], sides, 0, day)
+
+
+def deal_post(public_id: str, form: dict[str, str], expected: int, rng: random.Random) -> str:
+    """The body of a deal POST: the deal form's hidden fields, a fresh key, the numbers."""
+    fields = {**form, "submission_key": uuid.uuid4().hex, "expected_deal": str(expected)}
+    return urlencode({**fields, **deal_fields(_entries(rng))})
+
+
+# -- the load generator ------------------------------------------------------------------------
+
+Request = tuple[str, str, "str | None", dict[str, str]]  # method, path, body, headers
+
+
+@dataclass
+class Load:
+    """What one served measurement saw."""
+
+    latencies: list[float] = field(default_factory=list)  # seconds, answered as expected
+    failures: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+
+    def figures(self) -> dict[str, Any]:
+        ok = len(self.latencies)
+        cuts = statistics.quantiles(self.latencies, n=100) if ok >= 2 else [0.0] * 99
+        one = self.latencies[0] if ok == 1 else None
+        return {
+            "requests": ok,
+            "failures": sum(self.failures.values()),
+            "rps": round(ok / self.seconds, 1) if self.seconds else 0.0,
+            "p50_ms": round((one or cuts[49]) * 1000, 2),
+            "p95_ms": round((one or cuts[94]) * 1000, 2),
+            "p99_ms": round((one or cuts[98]) * 1000, 2),
+        }
+
+
+def hammer(
+    port: int,
+    next_request: Callable[[], Request | None],
+    connections: int,
+    seconds: float,
+    limit: int | None = None,
+    expect: int = 200,
+) -> Load:
+    """``connections`` threads, each with its own keep-alive connection, sending what
+    ``next_request`` gives until ``seconds`` have passed, ``limit`` requests were sent, or
+    it gives None."""
+    load = Load()
+    lock = threading.Lock()
+    deadline = time.monotonic() + seconds
+    sent = [0]
+
+    def worker() -> None:
+        conn: http.client.HTTPConnection | None = None
+        while time.monotonic() < deadline:
+            with lock:
+                if limit is not None and sent[0] >= limit:
+                    break
+                sent[0] += 1
+            request = next_request()
+            if request is None:
+                break
+            method, path, body, headers = request
+            if conn is None:
+                conn = http.client.HTTPConnection(HOST, port, timeout=TIMEOUT)
+            began = time.perf_counter()
+            try:
+                conn.request(method, path, body=body, headers=headers)
+                response = conn.getresponse()
+                response.read()
+            except (OSError, http.client.HTTPException) as error:
+                conn.close()
+                conn = None
+                with lock:
+                    load.failures[f"{method} {path}: {type(error).__name__}"] += 1
+                continue
+            took = time.perf_counter() - began
+            if response.will_close:
+                conn.close()
+                conn = None
+            with lock:
+                if response.status == expect:
+                    load.latencies.append(took)
+                else:
+                    load.failures[f"{method} {path} -> {response.status}"] += 1
+        if conn is not None:
+            conn.close()
+
+    started = time.monotonic()
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    load.seconds = time.monotonic() - started
+    return load
+
+
+def warm(port: int, request: Request, times: int = WARM_UP) -> None:
+    conn = http.client.HTTPConnection(HOST, port, timeout=TIMEOUT)
+    try:
+        for _ in range(times):
+            conn.request(request[0], request[1], body=request[2], headers=request[3])
+            conn.getresponse().read()
+    finally:
+        conn.close()
+
+
+class FloorServer(Server):
+    """The floor's tiny app, started and stopped like the real server."""
+
+    command = (sys.executable, str(ROOT / "bench" / "floor.py"))
+
+
+@contextmanager
+def serving(server: Server) -> Iterator[Server]:
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def served(
+    built: Built, prepared: Prepared, args: argparse.Namespace, log: Path
+) -> tuple[dict[str, Any], dict[str, Load]]:
+    """The floor, then every request through the real server; the floor's figures and
+    each measurement's load."""
+    loads: dict[str, Load] = {}
+    floor = FloorServer(free_port(), dict(os.environ), log / "floor.log", args.threads)
+    with serving(floor):
+        warm(floor.port, ("GET", "/", None, {}))
+        minimal: Request = ("GET", "/", None, {})
+        loads[FLOOR] = hammer(floor.port, lambda: minimal, args.connections, args.seconds)
+    env = {
+        **os.environ,
+        "DATABASE_URL": built.uri,
+        "SCOREKEEPER_SECRET_KEY": args.secret,
+        "PYTHONFAULTHANDLER": "1",
+    }
+    server = Server(free_port(), env, log / "server.log", args.threads)
+    with serving(server):
+        member = Member(server.port, Traffic(1000), prepared.username, prepared.password)
+        member.log_in()
+        page = member.get(prepared.paths["match_form"])
+        assert page is not None and page.status == 200
+        form = forms_of(page.text).get(f"{prepared.paths['match_form']}/deals")
+        if form is None:
+            raise SystemExit("bench: the scorer's match page has no deal form")
+        css = next(
+            (u for u in _stylesheets(page.text) if u.startswith("/static/css/app.css")),
+            "/static/css/app.css",
+        )
+        cookie = "; ".join(f"{k}={v}" for k, v in member.cookies.items())
+        member.close()
+        paths = {"static": css, **prepared.paths}
+        for key in GETS:
+            headers = {"Cookie": cookie} if key == "match_form" else {}
+            request: Request = ("GET", paths[key], None, headers)
+            warm(server.port, request, 1 if key in HEAVY else WARM_UP)
+            limit = args.connections if key in HEAVY else None  # one request each
+            loads[key] = hammer(
+                server.port, lambda r=request: r, args.connections, args.seconds, limit
+            )
+        rng = random.Random(23)
+        lock = threading.Lock()  # one POST body made at a time (the shared random numbers)
+        for key in POSTS:
+            expected = PREPARED[key][0] + 1
+            night = key == "finish_night_post"
+            ids = prepared.served[key]
+            tables = TABLES if night else 1
+            lanes = [iter(ids[t::tables]) for t in range(tables)]
+            lane_of: dict[int, int] = {}  # a connection's table, at a club night
+
+            def next_post(
+                lanes: list[Iterator[str]] = lanes,
+                seats: dict[int, int] = lane_of,
+                expected: int = expected,
+            ) -> Request | None:
+                with lock:
+                    lane = seats.setdefault(threading.get_ident(), len(seats) % len(lanes))
+                    public_id = next(lanes[lane], None)
+                    if public_id is None:
+                        return None
+                    body = deal_post(public_id, form, expected, rng)
+                headers = {
+                    "Cookie": cookie,
+                    "Content-Type": "application/x-www-form-urlencoded",
+                    "HX-Request": "true",
+                }
+                return ("POST", f"/m/{public_id}/deals", body, headers)
+
+            if not night:  # a night's warm-up would take a table's turn out of order
+                for _ in range(min(WARM_UP, len(ids) // 4)):
+                    warming = next_post()
+                    if warming is not None:
+                        warm(server.port, warming, 1)
+                lane_of.clear()
+            connections = min(TABLES, args.connections) if night else args.connections
+            loads[key] = hammer(server.port, next_post, connections, args.seconds)
+    return loads[FLOOR].figures(), loads
+
+
+def _stylesheets(page: str) -> list[str]:
+    return [m.replace("&amp;", "&") for m in re.findall(r'href="(/static/[^"]+)"', page)]
+
+
+# -- in-process ----------------------------------------------------------------------------------
+
+
+def in_process(built: Built, prepared: Prepared, args: argparse.Namespace) -> dict[str, Any]:
+    """Median ms and most SQL statements of each request in-process, interleaved rounds."""
+    app = create_app({"SQLALCHEMY_DATABASE_URI": built.uri, "SECRET_KEY": args.secret})
+    client = app.test_client()
+    floor = floor_app().test_client()
+    _log_in(client, prepared)
+    page = client.get(prepared.paths["match_form"]).get_data(as_text=True)
+    form = forms_of(page)[f"{prepared.paths['match_form']}/deals"]
+    css = next((u for u in _stylesheets(page) if u.startswith("/static/css/app.css")), "")
+    paths = {"static": css or "/static/css/app.css", **prepared.paths}
+    times: dict[str, list[float]] = {key: [] for key in NAMES}
+    statements: dict[str, int] = dict.fromkeys(NAMES, 0)
+    failures: Counter[str] = Counter()
+    rng = random.Random(29)
+    pools = {key: iter(ids) for key, ids in prepared.local.items()}
+
+    def get(key: str) -> Callable[[], Any]:
+        return lambda: _expect(client.get(paths[key]), key, failures)
+
+    def post(key: str) -> Callable[[], Any] | None:
+        public_id = next(pools[key], None)
+        if public_id is None:
+            return None
+        body = deal_post(public_id, form, PREPARED[key][0] + 1, rng)
+        return lambda: _expect(
+            client.post(
+                f"/m/{public_id}/deals",
+                data=body,
+                content_type="application/x-www-form-urlencoded",
+                headers={"HX-Request": "true"},
+            ),
+            key,
+            failures,
+        )
+
+    with app.app_context():
+        for key in GETS:  # warm-up: templates compiled, caches filled
+            get(key)()
+        floor.get("/")
+        for round_ in range(args.repeat):
+            started = time.perf_counter()
+            floor.get("/")
+            times[FLOOR].append(time.perf_counter() - started)
+            for key in GETS:
+                if round_ >= HEAVY.get(key, args.repeat):
+                    continue
+                took, count = _timed(get(key))
+                times[key].append(took)
+                statements[key] = max(statements[key], count)
+            for key in POSTS:
+                work = post(key)
+                if work is None:
+                    continue
+                took, count = _timed(work)
+                times[key].append(took)
+                statements[key] = max(statements[key], count)
+        db.session.remove()
+        db.engine.dispose()
+    return {
+        "figures": {
+            key: {
+                "ms": round(statistics.median(values) * 1000, 2) if values else 0.0,
+                "statements": statements[key],
+            }
+            for key, values in times.items()
+        },
+        "failures": dict(failures),
+    }
+
+
+def _log_in(client: Any, prepared: Prepared) -> None:
+    page = client.get("/login").get_data(as_text=True)
+    fields = {**forms_of(page).get("/login", {}), "username": prepared.username}
+    answer = client.post("/login", data={**fields, "password": prepared.password})
+    if answer.status_code != 303:
+        raise SystemExit(f"bench: the in-process log-in answered {answer.status_code}")
+
+
+def _expect(response: Any, key: str, failures: Counter[str]) -> Any:
+    response.get_data()
+    if response.status_code != 200:
+        failures[f"{key} -> {response.status_code}"] += 1
+    return response
+
+
+# -- the report ------------------------------------------------------------------------------------
+
+
+def ratio(a: float, b: float) -> float:
+    return round(a / b, 2) if b else 0.0
+
+
+def size_report(floor: dict[str, Any], loads: dict[str, Load], local: dict[str, Any]) -> dict:
+    """Every figure of one size, each with its ratio to the floor measured with it."""
+    out: dict[str, Any] = {"floor": {**floor, "in_process_ms": local["figures"][FLOOR]["ms"]}}
+    floor_ms = local["figures"][FLOOR]["ms"]
+    for key in NAMES:
+        if key == FLOOR:
+            continue
+        s = loads[key].figures()
+        ip = local["figures"][key]
+        out[key] = {
+            **s,
+            "rps_share": ratio(s["rps"], floor["rps"]),
+            "p50_x": ratio(s["p50_ms"], floor["p50_ms"]),
+            "p95_x": ratio(s["p95_ms"], floor["p95_ms"]),
+            "p99_x": ratio(s["p99_ms"], floor["p99_ms"]),
+            "in_process_ms": ip["ms"],
+            "in_process_x": ratio(ip["ms"], floor_ms),
+            "statements": ip["statements"],
+        }
+    return out
+
+
+def growths(by_size: dict[int, dict[str, Any]], sizes: list[int]) -> dict[str, Any]:
+    """Each figure at each larger size over the first size (>1: slower, or less per second)."""
+    first = by_size[sizes[0]]
+    found: dict[str, Any] = {}
+    for size in sizes[1:]:
+        large = by_size[size]
+        found[str(size)] = {
+            key: {
+                "in_process": ratio(large[key]["in_process_ms"], first[key]["in_process_ms"]),
+                "p50": ratio(large[key]["p50_ms"], first[key]["p50_ms"]),
+                "p95": ratio(large[key]["p95_ms"], first[key]["p95_ms"]),
+                "rps": ratio(first[key]["rps"], large[key]["rps"]),
+                "statements": [first[key]["statements"], large[key]["statements"]],
+            }
+            for key in NAMES
+            if key != FLOOR
+        }
+        found[str(size)]["floor_rps"] = ratio(first["floor"]["rps"], large["floor"]["rps"])
+    return found
+
+
+def targets(by_size: dict[int, dict[str, Any]], grown: dict[str, Any], sizes: list[int]):
+    """The issue's targets, each met or not, with the value measured. Growth is taken
+    in-process (the quieter measure) from the first size to the second."""
+    checks: dict[str, dict[str, Any]] = {}
+    if len(sizes) > 1:
+        g = grown[str(sizes[1])]
+        for key in POSTS:
+            checks[f"{key}: growth"] = _check(g[key]["in_process"], MAX_GROWTH, "<=")
+            first, second = g[key]["statements"]
+            checks[f"{key}: constant statements"] = _check(second, first, "<=")
+    top = by_size[sizes[-1]] if len(sizes) < 3 else by_size[sizes[1]]
+    for key in POSTS:
+        checks[f"{key}: in-process ms"] = _check(top[key]["in_process_ms"], MAX_POST_MS, "<=")
+        checks[f"{key}: served p95 ms"] = _check(top[key]["p95_ms"], MAX_POST_P95_MS, "<=")
+    if len(sizes) > 1:
+        g = grown[str(sizes[1])]
+        for key in PAGES:
+            checks[f"{key}: growth"] = _check(g[key]["in_process"], MAX_GROWTH, "<=")
+    for key in SHARE_PAGES:
+        share = min(by_size[size][key]["rps_share"] for size in sizes[:2])
+        checks[f"{key}: throughput share"] = _check(share, MIN_SHARE, ">=")
+    return checks
+
+
+def _check(value: float, limit: float, how: str) -> dict[str, Any]:
+    met = value <= limit if how == "<=" else value >= limit
+    return {"value": value, "limit": limit, "how": how, "met": bool(met)}
+
+
+def print_tables(report: dict[str, Any]) -> None:
+    sizes = report["sizes"]
+    for size in sizes:
+        r = report["by_size"][str(size)]
+        f = r["floor"]
+        print(
+            f"\n{size} finished matches ({report['database']}, {report['connections']} "
+            f"connections, {report['seconds']:g} s each): floor {f['rps']} req/s, "
+            f"p50 {f['p50_ms']} ms, p95 {f['p95_ms']} ms; in-process {f['in_process_ms']} ms\n"
+        )
+        print(
+            "| request | req/s | share of floor | p50 ms | p95 ms | p99 ms | p95 × floor "
+            "| in-process ms | × floor | SQL |"
+        )
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for key in NAMES:
+            if key == FLOOR:
+                continue
+            x = r[key]
+            print(
+                f"| {NAMES[key]} | {x['rps']} | {x['rps_share']} | {x['p50_ms']} | "
+                f"{x['p95_ms']} | {x['p99_ms']} | {x['p95_x']} | {x['in_process_ms']} | "
+                f"{x['in_process_x']} | {x['statements']} |"
+            )
+    for size, grown in report["growth"].items():
+        print(f"\nGrowth {sizes[0]} → {size} (floor's own: {grown['floor_rps']}x)\n")
+        print("| request | in-process | p50 | p95 | req/s | SQL |")
+        print("|---|---|---|---|---|---|")
+        for key in NAMES:
+            if key == FLOOR:
+                continue
+            g = grown[key]
+            sql = "{} → {}".format(*g["statements"])
+            print(
+                f"| {NAMES[key]} | {g['in_process']}x | {g['p50']}x | {g['p95']}x | "
+                f"{g['rps']}x | {sql} |"
+            )
+    print("\nTargets\n")
+    for name, check in report["targets"].items():
+        word = "met" if check["met"] else "NOT MET"
+        print(f"- {name}: {check['value']} (target {check['how']} {check['limit']}): {word}")
+
+
+# -- the run -------------------------------------------------------------------------------------
+
+
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", help="finished matches of each club (default 1000,10000)")
+    parser.add_argument("--large", action="store_true", help="also 100,000 (PostgreSQL)")
+    parser.add_argument(
+        "--database-url", help="PostgreSQL: the server and the name its databases start with"
+    )
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 20 and 60, 2 s each")
+    parser.add_argument("--seconds", type=float, help="per served measurement (default 10)")
+    parser.add_argument("--connections", type=int, default=16, help="load connections (16)")
+    parser.add_argument("--threads", type=int, default=8, help="waitress threads (8)")
+    parser.add_argument("--posts", type=int, help="prepared matches per POST kind (200)")
+    parser.add_argument("--repeat", type=int, help="in-process rounds (default 20)")
+    parser.add_argument("--cache-dir", type=Path, help="where built clubs are kept")
+    parser.add_argument("--no-cache", action="store_true", help="build every club afresh")
+    parser.add_argument("--strict", action="store_true", help="exit 3 when a target is unmet")
+    args = parser.parse_args(argv)
+    default_sizes = "20,60" if args.quick else "1000,10000"
+    try:
+        sizes = [int(s) for s in (args.sizes or default_sizes).split(",") if s.strip()]
+    except ValueError:
+        parser.error("--sizes takes numbers separated by commas, e.g. 1000,10000")
+    if args.large:
+        sizes.append(100_000)
+    if not sizes or min(sizes) < 1 or sizes != sorted(set(sizes)):
+        parser.error("--sizes must be increasing numbers of at least 1")
+    args.sizes = sizes
+    args.seconds = args.seconds or (2.0 if args.quick else 10.0)
+    args.posts = args.posts or (30 if args.quick else 200)
+    args.repeat = args.repeat or (5 if args.quick else 20)
+    if args.seconds <= 0 or args.connections < 1 or args.threads < 1 or args.posts < 1:
+        parser.error("--seconds, --connections, --threads and --posts must be positive")
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    if args.database_url and not args.database_url.startswith("postgres"):
+        parser.error("--database-url is for PostgreSQL; SQLite runs on temporary files")
+    if args.no_cache:
+        args.cache_dir = None
+    elif args.cache_dir is None:
+        home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        args.cache_dir = home / "scorekeeper-bench"
+    args.secret = secrets.token_hex(16)
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _arguments(argv)
+    url = normalise_db_url(args.database_url) if args.database_url else None
+    began = time.monotonic()
+    by_size: dict[int, dict[str, Any]] = {}
+    builds: dict[str, Any] = {}
+    failures: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-run-") as folder:
+        work = Path(folder)
+        for size in args.sizes:
+            print(f"club of {size}: building or reusing…", file=sys.stderr, flush=True)
+            if url:
+                built = postgres_club(size, url, args.cache_dir)
+            else:
+                built = sqlite_club(size, work, args.cache_dir)
+            builds[str(size)] = {"seconds": round(built.build_s, 1), "cached": built.cached}
+            try:
+                prepared = prepare(built.uri, built.history, args.posts, args.repeat)
+                print(f"club of {size}: serving…", file=sys.stderr, flush=True)
+                floor, loads = served(built, prepared, args, work)
+                print(f"club of {size}: in-process…", file=sys.stderr, flush=True)
+                local = in_process(built, prepared, args)
+            finally:
+                built.drop()
+            by_size[size] = size_report(floor, loads, local)
+            failed = {k: dict(v.failures) for k, v in loads.items() if v.failures}
+            failed.update({f"in-process {k}": n for k, n in local["failures"].items()})
+            if failed:
+                failures[str(size)] = failed
+    grown = growths(by_size, args.sizes)
+    checks = targets(by_size, grown, args.sizes)
+    report = {
+        "database": (url or "sqlite").split(":")[0].split("+")[0],
+        "sizes": args.sizes,
+        "connections": args.connections,
+        "threads": args.threads,
+        "seconds": args.seconds,
+        "repeat": args.repeat,
+        "date": date.today().isoformat(),
+        "cpus": os.cpu_count(),
+        "by_size": {str(size): figures for size, figures in by_size.items()},
+        "growth": grown,
+        "targets": checks,
+        "targets_met": all(c["met"] for c in checks.values()),
+        "failures": failures,
+        "builds": builds,
+        "run_seconds": round(time.monotonic() - began, 1),
+    }
+    print_tables(report)
+    for size, failed in failures.items():
+        print(f"FAILED at {size}: {failed}", file=sys.stderr)
+    print(json.dumps(report))
+    if failures:
+        return 1
+    return 3 if args.strict and not report["targets_met"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

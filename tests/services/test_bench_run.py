@@ -1,0 +1,57 @@
+"""bench/run.py keeps working: a ``--quick`` run on a temporary SQLite file finishes,
+exits 0 and ends with its line of JSON. Timings are never asserted (house rule:
+performance lives in bench/ as ratios; docs/performance.md has the numbers)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def bench(name: str) -> ModuleType:
+    """A bench module, imported as the script imports it (``bench`` is not installed)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    return importlib.import_module(f"bench.{name}")
+
+
+def test_a_quick_run_serves_every_request_and_ends_with_one_line_of_json(tmp_path, capsys):
+    run = bench("run")
+    code = run.main(
+        [
+            "--quick",
+            "--sizes",
+            "2,4",
+            "--seconds",
+            "0.3",
+            "--connections",
+            "2",
+            "--posts",
+            "6",
+            "--repeat",
+            "2",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+        ]
+    )
+    out = capsys.readouterr().out
+    report = json.loads(out.strip().splitlines()[-1])
+    assert code == 0, out
+    assert report["database"] == "sqlite" and report["sizes"] == [2, 4]
+    assert report["failures"] == {}
+    keys = {"floor", *run.GETS, *run.POSTS}
+    for size in ("2", "4"):
+        assert set(report["by_size"][size]) == keys
+        for key in keys - {"floor"}:
+            figures = report["by_size"][size][key]
+            assert figures["requests"] > 0, key
+            for name in ("rps_share", "p50_x", "p95_x", "in_process_ms", "statements"):
+                assert name in figures, (key, name)
+    assert set(report["growth"]["4"]) == keys - {"floor"} | {"floor_rps"}
+    assert report["targets"] and all("met" in t for t in report["targets"].values())
+    assert set(report["builds"]) == {"2", "4"}
