@@ -9,7 +9,7 @@ fewer games than the minimum are listed apart as unranked.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 OUTCOMES = ("win", "draw", "loss")
@@ -194,6 +194,26 @@ def extend(line: Line, record: SideRecord) -> Line:
         red_threes_left=line.red_threes_left + record.red_threes_left,
         streak=(record.outcome, length + 1 if last == record.outcome else 1),
     )
+
+
+def add(line: Line, record: SideRecord, newer: int) -> Line:
+    """``line`` with one more record that comes before the ``newer`` latest of the records
+    it sums (0: after every one, as :func:`extend`): what ``line_of`` gives for them all.
+
+    Only the streak depends on where the record goes. The last ``length`` records have
+    the streak's outcome and the one before them another (or there is none); a record put
+    before more than ``length`` of them leaves the streak as it is, one put among them
+    either joins it (same outcome) or cuts it to the ``newer`` records after it.
+    """
+    added = extend(line, record)
+    last, length = line.streak
+    if newer == 0:
+        return added
+    if newer > length:
+        return replace(added, streak=line.streak)
+    if record.outcome == last:
+        return replace(added, streak=(last, length + 1))
+    return replace(added, streak=(last, newer))
 
 
 def streak(outcomes: Sequence[str]) -> tuple[str, int]:

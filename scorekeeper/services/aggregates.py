@@ -2,13 +2,15 @@
 
 ``refresh`` runs in the transaction of a changed club match (from the ``before_commit``
 hook of ``services.standings``): it rewrites the lines of that match's players and
-partnerships only. A match that has just finished after every other game of its players
-(tonight's tables, whichever finishes first) is added to their stored lines (the engine's
-``extend``), so the common write costs one match whatever the history; any other change
-(a correction, a removal, a match entered late) sums those players' own side results
-again. A page reads one row per entry. ``rebuild`` recomputes a whole club: after its seasons
-change (a rare write), in the migration that adds the table, and as the reference the tests
-compare the running lines with. The sums themselves are the engine's (``line_of``).
+partnerships only. A match that has just finished is added to their stored lines (the
+engine's ``add``): after every other game of its players (tonight's tables, whichever
+finishes first) it costs one match whatever the history; before some of them (a table
+that finished after a later-numbered one, a night entered late) it also reads the games
+after it, to place it in the streak. Any other change (a correction, a reopening, a
+removal) sums those players' own side results again. A page reads one row per entry.
+``rebuild`` recomputes a whole club: after its seasons change (a rare write), in the
+migration that adds the table, and as the reference the tests compare the running lines
+with. The sums themselves are the engine's (``line_of``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from ..engine.standings import (
     Line,
     SideRecord,
     Tally,
-    extend,
+    add,
     line_of,
     lines,
     partnership,
@@ -105,7 +107,10 @@ def refresh(
     """Rewrite the all-time and season lines of the match's players and partnerships.
 
     ``appended``: the day of a match that has just finished (it had no result rows
-    before); when it is its players' newest game, its records are added to their lines.
+    before): its records are added to their lines, wherever it falls among its players'
+    games (a table that finished after a later one, a night entered late); the games after
+    it are read only to place it in the streak. Otherwise (a correction, a reopening, a
+    removal) the lines are summed again from the players' side results.
     """
     seated: dict[int, list[int]] = {}
     for side_id, player_id in session.execute(
@@ -121,16 +126,37 @@ def refresh(
     if not players:
         return
     scopes = dict.fromkeys((ALL_TIME, season_id or ALL_TIME))
-    if appended is not None and _newest(session, club_id, match_id, appended, players):
+    their_sides = select(MatchPlayer.side_id).where(MatchPlayer.player_id.in_(players))
+    if appended is not None:
         own = [record for _season, record in records_of(session.execute(_seats_of(match_id)))]
+        # the games of these players after this one (date, then match: the order lines
+        # sum their records in): none when it is tonight's newest, a few when another
+        # table finished first; they tell where the streak stands
+        later_query = seats_query().where(
+            SideResult.club_id == club_id,
+            SideResult.side_id.in_(their_sides),
+            SideResult.match_id != match_id,
+            or_(
+                SideResult.played_on > appended,
+                and_(SideResult.played_on == appended, SideResult.match_id > match_id),
+            ),
+        )
         for scope in scopes:
+            later = [r for _season, r in records_of(session.execute(in_scope(later_query, scope)))]
             stored = {
                 (kind, line.key): line
                 for kind in (PLAYER, PARTNERSHIP)
                 for line in _read(session, club_id, scope, kind, players, pairs)
             }
             found = [
-                (kind, extend(stored.get((kind, key)) or line_of(key, []), record))
+                (
+                    kind,
+                    add(
+                        stored.get((kind, key)) or line_of(key, []),
+                        record,
+                        sum(1 for r in later if key in keys(r)),
+                    ),
+                )
                 for record in own
                 for kind, keys in ((PLAYER, player_keys), (PARTNERSHIP, partnership_keys))
                 for key in keys(record)
@@ -138,7 +164,6 @@ def refresh(
             _replace(session, club_id, scope, found)
         return
     for scope in scopes:
-        their_sides = select(MatchPlayer.side_id).where(MatchPlayer.player_id.in_(players))
         query = seats_query().where(
             SideResult.club_id == club_id, SideResult.side_id.in_(their_sides)
         )
@@ -150,28 +175,6 @@ def refresh(
             for pair in pairs
         ]
         _replace(session, club_id, scope, found)
-
-
-def _newest(
-    session: Session, club_id: int, match_id: int, day: date, players: Sequence[int]
-) -> bool:
-    """Whether no finished game of these players comes after the match (date, then match:
-    the order lines sum their records in)."""
-    later = (
-        select(SideResult.id)
-        .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
-        .where(
-            SideResult.club_id == club_id,
-            SideResult.match_id != match_id,
-            MatchPlayer.player_id.in_(players),
-            or_(
-                SideResult.played_on > day,
-                and_(SideResult.played_on == day, SideResult.match_id > match_id),
-            ),
-        )
-        .limit(1)
-    )
-    return session.scalar(later) is None
 
 
 def _seats_of(match_id: int) -> Any:

@@ -10,6 +10,7 @@ from scorekeeper.engine.standings import (
     Opponent,
     SideRecord,
     Tally,
+    add,
     extend,
     line_of,
     lines,
@@ -277,3 +278,34 @@ def test_a_line_extended_by_each_newer_record_is_the_line_of_all_of_them():
             assert line == line_of(key, own[:count])
     runs = [extend(extend(line_of("z", []), r), r).streak for r in HISTORY[:2]]
     assert runs == [("win", 2), ("loss", 2)]
+
+
+def test_a_record_added_anywhere_gives_the_line_of_all_of_them_in_order():
+    """A match that finished late is added before the ``newer`` records after it: every
+    sequence of up to six outcomes, every place, every outcome gives what summing the
+    whole history in order gives (the streak is what depends on the place)."""
+    import itertools
+
+    def record(number: int, outcome: str) -> SideRecord:
+        points = {"win": 300, "draw": 200, "loss": 100}[outcome]
+        return SideRecord(
+            match=number,
+            players=("a", "b"),
+            outcome=outcome,
+            points_for=points,
+            points_against=200,
+            opponents=(Opponent(("c", "d"), 200),),
+        )
+
+    checked = 0
+    for size in range(7):
+        for outcomes in itertools.product(("win", "loss", "draw"), repeat=size):
+            history = [record(n, o) for n, o in enumerate(outcomes)]
+            for place in range(size + 1):
+                for outcome in ("win", "loss", "draw"):
+                    late = record(99, outcome)
+                    stored = line_of("a", history)
+                    whole = [*history[:place], late, *history[place:]]
+                    assert add(stored, late, size - place) == line_of("a", whole)
+                    checked += 1
+    assert checked > 10_000

@@ -163,6 +163,34 @@ def test_a_match_finished_after_its_players_other_games_reads_only_its_own_recor
     assert costs == [2, 2]
 
 
+def test_a_match_finished_late_reads_its_own_records_and_the_games_after_it_only(ctx, monkeypatch):
+    """A table that finishes after a later one, or a night entered late, is added to the
+    stored lines too: besides its own records only the games after it are read (to place
+    it in the streak), not the players' whole history (issue 17); the lines are still
+    what a rebuild gives."""
+    read = []
+    real = aggregates.records_of
+
+    def counting(rows):
+        found = real(rows)
+        read.append(len(found))
+        return found
+
+    monkeypatch.setattr(aggregates, "records_of", counting)
+    costs = []
+    for size in (3, 12):
+        club = clubs.create_club(f"Club of {size}")
+        for week in range(size):
+            day = date(2023, 1, 2) + timedelta(days=7 * week)
+            play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), day)
+        read.clear()
+        late = date(2023, 1, 2) + timedelta(days=7 * (size - 2) + 1)  # before the last week
+        play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(200, 600), late)
+        costs.append(sum(read))
+        assert lines_of(club.id) == rebuilt(club.id)
+    assert costs[0] == costs[1] == 2 + 2  # its own two sides, the last week's two sides
+
+
 def test_a_season_added_later_gets_lines_for_the_matches_already_played_in_it(ctx):
     club = clubs.create_club("Tuesday")
     play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), day=date(2024, 3, 5))
