@@ -371,8 +371,8 @@ def hammer(
     expect: int = 200,
 ) -> Load:
     """``connections`` threads, each with its own keep-alive connection, sending what
-    ``next_request`` gives until ``seconds`` have passed, ``limit`` requests were sent, or
-    it gives None."""
+    ``next_request`` gives until ``seconds`` have passed (each sends one at least),
+    ``limit`` requests were sent, or it gives None."""
     load = Load()
     lock = threading.Lock()
     deadline = time.monotonic() + seconds
@@ -380,7 +380,9 @@ def hammer(
 
     def worker() -> None:
         conn: http.client.HTTPConnection | None = None
-        while time.monotonic() < deadline:
+        first = True  # every connection sends one request, however late its thread starts
+        while first or time.monotonic() < deadline:
+            first = False
             with lock:
                 if limit is not None and sent[0] >= limit:
                     break
