@@ -402,6 +402,9 @@
     forgetPages();
     keepAwake();
     keepLinked();
+    // A match page fetched without the worker in between (the first visit, before it took
+    // over; the page a form's redirect led to) would have no offline copy until a save.
+    keepCopy();
   });
 })();
 

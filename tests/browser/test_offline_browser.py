@@ -571,3 +571,25 @@ def test_waiting_on_a_promise_waits_for_its_answer(phone: Any) -> None:
     with pytest.raises(PlaywrightTimeout):
         until(page, "new Promise(r => setTimeout(() => r(false), 50))", timeout=800)
     until(page, "new Promise(r => setTimeout(() => r('kept'), 300))")
+
+
+KEPT_HERE = (
+    "caches.keys().then(names => Promise.all(names.map(name => caches.open(name)"
+    ".then(cache => cache.match(location.pathname))))).then(found => found.some(Boolean))"
+)
+
+
+def test_a_match_page_opened_before_the_worker_took_over_is_kept_for_offline(
+    phone: Any, live_server: LiveServer
+) -> None:
+    """The first visit of this phone: the match page came from the server with no worker in
+    between (it was being installed), yet the page is there offline, without a reload."""
+    page = phone.new_page()
+    public_id = start_match(page)
+    until(page, "navigator.serviceWorker.ready.then(() => true)")
+    until(page, KEPT_HERE)  # the page keeps its own copy: nothing to wait for but that
+    phone.set_offline(True)
+    page.reload()
+    expect(page.locator("#scoreboard .totals")).to_contain_text("Ann & Bob")
+    expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
+    assert public_id in page.url
