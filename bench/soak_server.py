@@ -54,7 +54,7 @@ class Server:
                     str(self.threads),
                 ],
                 cwd=ROOT,
-                env=self.env,
+                env={**self.env, "LANGUAGE": "en"},  # its log is read in English (KEPT)
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group: a kill takes serve and its server
