@@ -8,7 +8,8 @@ matches of the same four regulars:
 - ``deal``: an ordinary deal (deal 2 of a match being played);
 - ``finish``: the deal that finishes a match played after every other (tonight's table);
 - ``finish late``: the deal that finishes a match dated three weeks back (a night entered
-  late: its ratings are replayed from it, the standing lines summed again);
+  late: its ratings are replayed from it; it is added to the standing lines, the games
+  after it read to place it in the streak);
 - ``correct``: a correction of deal 1 of tonight's finished match (reopened first, as the
   app does);
 - ``correct old``: the same in the match half-way through the club's history: its ratings
