@@ -39,9 +39,10 @@ def register(app: Flask) -> None:
     @click.argument("username")
     def club_owner(club: str, username: str) -> None:
         """Make USERNAME an owner of CLUB (its public id or exact name)."""
+        from .cli_i18n import say
         from .services import memberships
 
         try:
-            click.echo(memberships.assign_owner(club, username))
+            click.echo(say(memberships.assign_owner(club, username)))
         except LookupError as error:
-            raise click.ClickException(str(error)) from None
+            raise click.ClickException(say(error.args[0])) from None

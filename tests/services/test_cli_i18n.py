@@ -592,3 +592,21 @@ def test_every_settings_and_key_file_trouble_is_a_phrase_the_catalogs_translate(
             for (msgid,) in _phrases(package / name):
                 assert translations.gettext(msgid) != msgid, (lang, msgid)
     assert raised >= 6
+
+
+def test_the_flask_club_owner_command_speaks_the_environments_language(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from scorekeeper.app import create_app
+    from scorekeeper.extensions import db
+    from scorekeeper.services import clubs
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": "sqlite://", "SECRET_KEY": "test"})
+    with app.app_context():
+        db.create_all()
+        clubs.create_club("Old club")
+        runner = app.test_cli_runner()
+        speak(monkeypatch, "ru")
+        result = runner.invoke(args=["club-owner", "Old club", "nobody"])
+    assert result.exit_code != 0
+    assert "Нет аккаунта с именем 'nobody'" in result.output and "No account" not in result.output
