@@ -19,6 +19,7 @@ import functools
 import ipaddress
 from typing import Any
 
+import segno
 from flask import current_app, request, url_for
 
 
@@ -71,3 +72,20 @@ def own_addresses() -> frozenset[str]:
     from ..network import local_addresses
 
     return frozenset(local_addresses())
+
+
+def qr_svg(url: str, title: str) -> str:
+    """An inline SVG QR code of ``url`` (dark on light, so it scans in dark mode too), its
+    ``title`` saying what the link is for (read out by screen readers)."""
+    return str(
+        segno.make(url, error="m").svg_inline(
+            scale=4,
+            border=4,
+            dark="#000",
+            light="#fff",
+            omitsize=True,
+            svgclass="qr",
+            lineclass=None,
+            title=title,
+        )
+    )

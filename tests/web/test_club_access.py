@@ -45,6 +45,7 @@ def test_an_invitation_link_with_a_qr_code_lets_people_join_until_it_is_used_up(
     html = page.get_data(as_text=True)
     link = re.search(r'value="(http://localhost/join/[^"]+)"', html).group(1)  # type: ignore[union-attr]
     assert "<svg" in html and 'class="qr"' in html
+    assert "<title>QR code of the invitation link</title>" in html  # not the rules' title
     token = link.rsplit("/", 1)[1]
     with app.app_context():
         stored = db.session.scalars(select(Invitation.token_hash)).all()
@@ -75,6 +76,7 @@ def test_an_owner_hands_over_a_one_time_reset_link_and_old_log_ins_end(app: Flas
     reader_phone = client_as(app, "reader")
     owner = client_as(app, "owner")
     page = owner.post(f"/c/{world.club}/members/{world.reader}/reset").get_data(as_text=True)
+    assert "<title>QR code of the password reset link</title>" in page
     link = re.search(r'value="http://localhost(/reset/[^"]+)"', page).group(1)  # type: ignore[union-attr]
     fresh = app.test_client()
     assert 'autocomplete="new-password"' in fresh.get(link).get_data(as_text=True)

@@ -17,9 +17,8 @@ from ...models import Club
 from ...services import accounts, clubs, memberships
 from .. import authz
 from ..i18n import translate_problem as tr
-from ..links import private_link
+from ..links import private_link, qr_svg
 from ..rendering import invalid_status, render
-from ..rules.share import qr_svg
 from .views import bp, club_or_404
 
 
@@ -82,7 +81,7 @@ def invite(club_id: str) -> Response:
             form.uses.errors = [tr(p) for p in error.problems]
         else:
             link = private_link("clubs.join", token=token)
-            return _page(club, new_link=link, qr=qr_svg(link))
+            return _page(club, new_link=link, qr=qr_svg(link, _("QR code of the invitation link")))
     return _page(club, invalid_status(), invite_form=form)
 
 
@@ -147,7 +146,8 @@ def reset_link(club_id: str, account_id: str) -> Response:
         )
     token = accounts.make_reset_link(member.account, current_user)
     link = private_link("auth.reset", token=token)
-    return _page(club, reset_for=member.account.username, reset_link=link, qr=qr_svg(link))
+    qr = qr_svg(link, _("QR code of the password reset link"))
+    return _page(club, reset_for=member.account.username, reset_link=link, qr=qr)
 
 
 @bp.route("/c/<club_id>/delete", methods=["GET", "POST"])

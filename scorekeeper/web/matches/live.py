@@ -12,7 +12,6 @@ its public id: its pages hold no form, no link to the match page, and answer onl
 
 from __future__ import annotations
 
-import segno
 from flask import Blueprint, abort, g, make_response, render_template
 from flask_babel import gettext as _
 from sqlalchemy import select
@@ -23,26 +22,12 @@ from ...models import Match as MatchRow
 from ...services import live
 from ...services import matches as service
 from .. import authz
-from ..links import public_url
+from ..links import public_url, qr_svg
 from ..rendering import render
 from . import stamps
 from .context import match_context, saved_announcement
 
 bp = Blueprint("live", __name__)
-
-
-def qr_svg(url: str, title: str) -> str:
-    """An inline SVG QR code of ``url`` (dark on light, so it scans in dark mode too)."""
-    return segno.make(url, error="m").svg_inline(
-        scale=4,
-        border=4,
-        dark="#000",
-        light="#fff",
-        omitsize=True,
-        svgclass="qr",
-        lineclass=None,
-        title=title,
-    )
 
 
 def _match_id(public_id: str) -> int:

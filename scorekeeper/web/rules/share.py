@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import segno
 from flask import abort, flash, make_response, redirect, request, url_for
 from flask_babel import gettext as _
 from werkzeug import Response
@@ -12,7 +11,7 @@ from ...models import SavedRuleSet
 from ...services import rule_sets
 from .. import authz
 from ..i18n import translate_problem as tr
-from ..links import public_url
+from ..links import public_url, qr_svg
 from ..rendering import invalid_status, render
 from .forms import ImportForm, ImportSharedForm
 from .views import bp, loaded
@@ -22,20 +21,6 @@ def share_url(row: SavedRuleSet) -> str | None:
     """The absolute read-only link of a rule set, as another phone opens it (None when
     no trusted address is known: ``web.links``)."""
     return public_url("rules.shared", public_id=row.public_id)
-
-
-def qr_svg(url: str) -> str:
-    """An inline SVG QR code of ``url`` (dark on light, so it scans in dark mode too)."""
-    return segno.make(url, error="m").svg_inline(
-        scale=4,
-        border=4,
-        dark="#000",
-        light="#fff",
-        omitsize=True,
-        svgclass="qr",
-        lineclass=None,
-        title=_("QR code of the link to these rules"),
-    )
 
 
 def _preset(preset_id: str) -> RuleSet:
@@ -58,7 +43,7 @@ def show(public_id: str) -> Response:
         rules=rule_sets.rule_set_of(row),
         origin=rule_sets.origin_of(row),
         share_url=url,
-        qr=qr_svg(url) if url else None,
+        qr=qr_svg(url, _("QR code of the link to these rules")) if url else None,
     )
 
 
