@@ -15,6 +15,7 @@ import os
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 #: The served languages (``web/i18n.py`` names them).
@@ -51,22 +52,29 @@ def ngettext(singular: str, plural: str, num: int, **params: object) -> str:
     return text % {"num": num, **params}
 
 
-def say(text: str) -> str:
-    """An engine or service :class:`~scorekeeper.engine.errors.Phrase` (e.g. a backup's or
-    an import's refusal) in the environment's language, its parameters that are phrases
-    too; any other text as it is (already said, or not ours: a database's own words)."""
+def said(text: str, gettext: Any, ngettext: Any) -> str:
+    """An engine or service :class:`~scorekeeper.engine.errors.Phrase` said with these
+    catalog functions (``gettext(msgid, **params)``, ``ngettext(singular, plural, num,
+    **params)``: this module's, or Flask-Babel's in the web layer), its parameters that are
+    phrases too; any other text as it is (already said, or not ours: a database's own
+    words)."""
     from .engine.errors import Phrase
 
     if not isinstance(text, Phrase):
         return text
     params = {
-        key: say(value) if isinstance(value, Phrase) else value
+        key: said(value, gettext, ngettext) if isinstance(value, Phrase) else value
         for key, value in text.params.items()
         if key != "num"
     }
     if text.plural and text.num is not None:
-        return ngettext(text.msgid, text.plural, text.num, **params)
-    return _(text.msgid, **params)
+        return str(ngettext(text.msgid, text.plural, text.num, **params))
+    return str(gettext(text.msgid, **params))
+
+
+def say(text: str) -> str:
+    """A phrase (e.g. a backup's or an import's refusal) in the environment's language."""
+    return said(text, _, ngettext)
 
 
 def decimal(number: float) -> str:

@@ -27,8 +27,8 @@ from flask_babel import (
 from flask_babel import gettext as _
 from flask_login import current_user
 
-from ..cli_i18n import environment_locale
-from ..engine.errors import Phrase, Problem
+from ..cli_i18n import environment_locale, said
+from ..engine.errors import Problem
 from . import authz
 
 #: The languages served, each named in itself (the switcher shows these names).
@@ -84,18 +84,7 @@ def current() -> str:
 def say(text: str) -> str:
     """A :class:`Phrase` in the served language (its parameters that are phrases too);
     any other text as it is."""
-    if not isinstance(text, Phrase):
-        return text
-    params = {
-        key: (say(value) if isinstance(value, Phrase) else value)
-        for key, value in text.params.items()
-        if key != "num"
-    }
-    if text.plural and text.num is not None:
-        return ngettext(text.msgid, text.plural, text.num, **params)
-    if not params:
-        return _(text.msgid)
-    return _(text.msgid, **params)
+    return said(text, _, ngettext)
 
 
 def text(value: str | None) -> str:
