@@ -196,7 +196,7 @@ def _score_chart(player: Player, season_id: int | None, line: Line) -> charts.Ch
     scores = [points for (points,) in rows][::-1]
     average = _(
         "Average: %(avg)s points a game",
-        avg=format_decimal(round(float(line.points_per_game), 1), format="#,##0.0"),
+        avg=_fmt(float(line.points_per_game)),
     )
     title = _("Score in each game")
     if line.games > len(scores):

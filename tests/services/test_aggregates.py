@@ -137,12 +137,11 @@ def test_lines_of_nights_played_in_date_order_equal_the_lines_rebuilt_from_scrat
         assert lines_of(club.id) == rebuilt(club.id)
 
 
-def test_a_match_finished_after_its_players_other_games_reads_only_its_own_records(
-    ctx, monkeypatch
-):
-    """Tonight's match is added to its players' lines: the side records read while it is
-    saved are its own, however long their history (issue 17)."""
-    read = []
+def records_read_finishing(monkeypatch, day_of) -> list[int]:
+    """For clubs of 3 and 12 weekly games of the same four, the side records read while
+    one more match of theirs finishes, dated ``day_of(size)``; each club's lines are then
+    what a rebuild gives."""
+    read: list[int] = []
     real = aggregates.records_of
 
     def counting(rows):
@@ -158,9 +157,18 @@ def test_a_match_finished_after_its_players_other_games_reads_only_its_own_recor
             day = date(2023, 1, 2) + timedelta(days=7 * week)
             play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), day)
         read.clear()
-        play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(200, 600), date(2024, 1, 1))
+        play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(200, 600), day_of(size))
         costs.append(sum(read))
-    assert costs == [2, 2]
+        assert lines_of(club.id) == rebuilt(club.id)
+    return costs
+
+
+def test_a_match_finished_after_its_players_other_games_reads_only_its_own_records(
+    ctx, monkeypatch
+):
+    """Tonight's match is added to its players' lines: the side records read while it is
+    saved are its own, however long their history (issue 17)."""
+    assert records_read_finishing(monkeypatch, lambda _size: date(2024, 1, 1)) == [2, 2]
 
 
 def test_a_match_finished_late_reads_its_own_records_and_the_games_after_it_only(ctx, monkeypatch):
@@ -168,27 +176,12 @@ def test_a_match_finished_late_reads_its_own_records_and_the_games_after_it_only
     stored lines too: besides its own records only the games after it are read (to place
     it in the streak), not the players' whole history (issue 17); the lines are still
     what a rebuild gives."""
-    read = []
-    real = aggregates.records_of
 
-    def counting(rows):
-        found = real(rows)
-        read.append(len(found))
-        return found
+    def before_the_last_week(size: int) -> date:
+        return date(2023, 1, 2) + timedelta(days=7 * (size - 2) + 1)
 
-    monkeypatch.setattr(aggregates, "records_of", counting)
-    costs = []
-    for size in (3, 12):
-        club = clubs.create_club(f"Club of {size}")
-        for week in range(size):
-            day = date(2023, 1, 2) + timedelta(days=7 * week)
-            play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), day)
-        read.clear()
-        late = date(2023, 1, 2) + timedelta(days=7 * (size - 2) + 1)  # before the last week
-        play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(200, 600), late)
-        costs.append(sum(read))
-        assert lines_of(club.id) == rebuilt(club.id)
-    assert costs[0] == costs[1] == 2 + 2  # its own two sides, the last week's two sides
+    # its own two sides, and the last week's two sides
+    assert records_read_finishing(monkeypatch, before_the_last_week) == [4, 4]
 
 
 def test_a_season_added_later_gets_lines_for_the_matches_already_played_in_it(ctx):
