@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
-from sqlalchemy import and_, delete, insert, or_, select
+from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from ..engine.standings import (
@@ -35,7 +35,7 @@ from ..engine.standings import (
     player_keys,
 )
 from ..models import MatchPlayer, MatchSide, SideResult, StandingLine
-from .side_records import ALL_TIME, in_scope, records_of, seats_query
+from .side_records import ALL_TIME, at_or_after, in_scope, records_of, seats_query
 
 __all__ = ["ALL_TIME", "PARTNERSHIP", "PLAYER", "read_line", "read_lines", "rebuild", "refresh"]
 
@@ -136,10 +136,7 @@ def refresh(
             SideResult.club_id == club_id,
             SideResult.side_id.in_(their_sides),
             SideResult.match_id != match_id,
-            or_(
-                SideResult.played_on > appended,
-                and_(SideResult.played_on == appended, SideResult.match_id > match_id),
-            ),
+            at_or_after(SideResult, appended, match_id),
         )
         for scope in scopes:
             later = [r for _season, r in records_of(session.execute(in_scope(later_query, scope)))]

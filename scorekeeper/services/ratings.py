@@ -15,13 +15,13 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
 from openskill.models import PlackettLuce
-from sqlalchemy import ColumnElement, and_, delete, exists, func, or_, select, update
+from sqlalchemy import and_, delete, exists, func, select, update
 
 from ..extensions import db
 from ..models import MatchPlayer, Player, RatingPoint, SideResult
+from .side_records import at_or_after
 
 MODEL = PlackettLuce()  # default mu 25, sigma 25/3: deterministic, no randomness
 START_MU, START_SIGMA = MODEL.mu, MODEL.sigma
@@ -60,7 +60,7 @@ def match_finished(club_id: int, match_id: int, played_on: date, was_rated: bool
             exists().where(
                 RatingPoint.club_id == club_id,
                 RatingPoint.match_id != match_id,
-                _from(RatingPoint, played_on, match_id),
+                at_or_after(RatingPoint, played_on, match_id),
             )
         )
     )
@@ -85,9 +85,9 @@ def match_changed(club_id: int, match_id: int, played_on: date) -> None:
 def replay_from(club_id: int, played_on: date, match_id: int) -> None:
     """Forget the club's ratings from (``played_on``, ``match_id``) on and rate those
     matches again, in order, from each player's last rating before them."""
-    at_or_after = and_(RatingPoint.club_id == club_id, _from(RatingPoint, played_on, match_id))
-    touched = set(db.session.scalars(select(RatingPoint.player_id).where(at_or_after).distinct()))
-    db.session.execute(delete(RatingPoint).where(at_or_after))
+    since = and_(RatingPoint.club_id == club_id, at_or_after(RatingPoint, played_on, match_id))
+    touched = set(db.session.scalars(select(RatingPoint.player_id).where(since).distinct()))
+    db.session.execute(delete(RatingPoint).where(since))
     players = _players(club_id)
     if touched:
         newest = (
@@ -138,21 +138,13 @@ def recompute(club_id: int) -> None:
         _rate(club_id, sides, players, sequence)
 
 
-def _from(model: Any, played_on: date, match_id: int) -> ColumnElement[bool]:
-    """Rows of ``model`` at or after the match (date, then match id: the rating order)."""
-    return or_(
-        model.played_on > played_on,
-        and_(model.played_on == played_on, model.match_id >= match_id),
-    )
-
-
 def _sequence(club_id: int, played_on: date, match_id: int) -> int:
     """The place of a match in the club's rating order: the finished matches before it
     (as ``recompute`` numbers them)."""
     before = (
         select(func.count(func.distinct(SideResult.match_id)))
         .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
-        .where(SideResult.club_id == club_id, ~_from(SideResult, played_on, match_id))
+        .where(SideResult.club_id == club_id, ~at_or_after(SideResult, played_on, match_id))
     )
     return int(db.session.scalar(before) or 0)
 
@@ -190,7 +182,7 @@ def _side_rows(
     if match_id is not None:
         query = query.where(SideResult.match_id == match_id)
     if since is not None:
-        query = query.where(_from(SideResult, *since))
+        query = query.where(at_or_after(SideResult, *since))
     return [tuple(row) for row in db.session.execute(query)]  # type: ignore[misc]
 
 

@@ -8,15 +8,26 @@ arithmetic takes. Used to rebuild and refresh standing lines, and for head-to-he
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from datetime import date
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from ..engine.standings import Opponent, SideRecord
 from ..models import MatchPlayer, SideResult
 
 ALL_TIME = 0  # the scope of all-time lines; a season's scope is its id
+
+
+def at_or_after(model: Any, played_on: date, match_id: int) -> ColumnElement[bool]:
+    """Rows of ``model`` (side results, rating points) at or after the match in the order
+    standings and ratings count a club's games in: date, then match id."""
+    return or_(
+        model.played_on > played_on,
+        and_(model.played_on == played_on, model.match_id >= match_id),
+    )
+
 
 SEAT_COLUMNS = (
     SideResult.side_id,
