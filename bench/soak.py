@@ -192,6 +192,7 @@ def summary(
         "wrong_ratings": counts["wrong_ratings"],
         "errors_5xx": traffic.errors_5xx + reads.traffic.errors_5xx,
         "integrity": findings.integrity,
+        "ratings_caught_up": findings.ratings_caught_up,
         "stale": ledger.count("stale"),
         "closed": ledger.count("closed"),
         "refused": ledger.count("refused"),

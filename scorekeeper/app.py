@@ -30,6 +30,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     register_assets(app)
     register_actor(app)
     register_input_guards(app)
+    register_background(app)
     register_commands(app)
     return app
 
@@ -126,6 +127,13 @@ def register_input_guards(app: Flask) -> None:
 
     inputs.register(app)
     storage.register(app)
+
+
+def register_background(app: Flask) -> None:
+    """Ratings marked as updating are brought up to date once the answer is sent."""
+    from .web import background
+
+    background.register(app)
 
 
 def register_commands(app: Flask) -> None:

@@ -25,6 +25,7 @@ from .cli_commands import (
     migrated_app,
     seed_demo,
     serve,
+    update_ratings,
 )
 from .cli_errors import guarded
 from .cli_help import fill, formatter
@@ -236,6 +237,24 @@ def build_parser() -> argparse.ArgumentParser:
     owner.add_argument("club", help=_("the club's public id (from its address) or exact name"))
     owner.add_argument("username", help=_("an account that has signed up"))
     owner.set_defaults(handler=club_owner)
+    rate = commands.add_parser(
+        "ratings",
+        help=_("bring club ratings up to date and exit"),
+        description=fill(
+            _(
+                "A change to an older match marks its club's ratings as updating; the server"
+                " brings them up to date right after answering, or on the next view of the"
+                " club. This does it now, for every club still marked, and says how many"
+                " matches it rated again."
+            )
+        ),
+        epilog=fill(
+            examples + "\n  scorekeeper ratings\n"
+            "  DATABASE_URL=postgresql://scorekeeper@localhost/scorekeeper scorekeeper ratings"
+        ),
+        formatter_class=formatter,
+    )
+    rate.set_defaults(handler=update_ratings)
     cli_data.add_commands(commands)  # backup, export, import
     return parser
 

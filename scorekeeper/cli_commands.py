@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 from . import network
 from .cli_errors import CommandError, database_error, port_error, safe_url
-from .cli_i18n import _, say
+from .cli_i18n import _, ngettext, say
 
 DEFAULT_HOST = "0.0.0.0"
 DEFAULT_PORT = 8000
@@ -233,3 +233,23 @@ def club_owner(args: argparse.Namespace) -> None:
             print(say(memberships.assign_owner(args.club, args.username)))
         except LookupError as error:
             raise CommandError(say(error.args[0])) from None
+
+
+def update_ratings(args: argparse.Namespace) -> None:
+    """Bring every club whose ratings are marked as updating up to date."""
+    from .services import ratings
+
+    app = migrated_app()
+    with app.app_context():
+        clubs = ratings.stale_clubs()
+        rated = sum(ratings.catch_up(club_id) for club_id in clubs)
+    if not clubs:
+        print(_("Every club's ratings are up to date."))
+        return
+    print(
+        ngettext(
+            "Ratings brought up to date: %(num)s match rated again.",
+            "Ratings brought up to date: %(num)s matches rated again.",
+            rated,
+        )
+    )

@@ -25,6 +25,15 @@ class Club(db.Model):  # type: ignore[name-defined,misc]
     # "members": only the club's accounts read them. Clubs made before accounts stay public.
     visibility: Mapped[str] = mapped_column(String(10), default="public", server_default="public")
     created_at: Mapped[datetime] = mapped_column(db.DateTime(timezone=True), default=utcnow)
+    # Ratings from this match on (date, then match) are being brought up to date after a
+    # change far back in the history (services.ratings.catch_up); None: they are current.
+    ratings_stale_on: Mapped[date | None] = mapped_column(Date, nullable=True)
+    ratings_stale_match: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+    @property
+    def ratings_updating(self) -> bool:
+        """Whether the ratings shown are still being brought up to date."""
+        return self.ratings_stale_on is not None
 
     players: Mapped[list[Player]] = relationship(
         back_populates="club", order_by="Player.name", cascade="all, delete-orphan"
@@ -120,13 +129,14 @@ class RatingPoint(db.Model):  # type: ignore[name-defined,misc]
         UniqueConstraint("player_id", "match_id"),
         # the rating order: what follows a match (services.ratings.replay_from)
         Index("ix_rating_points_club_order", "club_id", "played_on", "match_id"),
+        # a player's points in that order: the last one before a match, the chart's latest
+        Index("ix_rating_points_player_order", "player_id", "played_on", "match_id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
     club_id: Mapped[int] = mapped_column(ForeignKey("clubs.id", ondelete="CASCADE"), index=True)
-    sequence: Mapped[int] = mapped_column(Integer)  # order of the match in the club history
     played_on: Mapped[date] = mapped_column(Date)
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)

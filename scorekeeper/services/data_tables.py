@@ -26,7 +26,8 @@ VERSION = 1
 
 #: Source tables, each with its derived columns (not exported, rebuilt on import).
 EXPORTED: dict[str, frozenset[str]] = {
-    "clubs": frozenset(),
+    # where the club's ratings are still being brought up to date (services.ratings)
+    "clubs": frozenset({"ratings_stale_on", "ratings_stale_match"}),
     "players": frozenset({"rating_mu", "rating_sigma"}),  # services.ratings
     "seasons": frozenset(),
     "saved_rule_sets": frozenset(),

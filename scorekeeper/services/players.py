@@ -172,7 +172,7 @@ def _rating_chart(player: Player) -> charts.Chart | None:
         db.session.execute(
             select(RatingPoint.played_on, RatingPoint.mu, RatingPoint.sigma)
             .where(RatingPoint.player_id == player.id)
-            .order_by(RatingPoint.sequence.desc())
+            .order_by(RatingPoint.played_on.desc(), RatingPoint.match_id.desc())
             .limit(CHART_POINTS + 1)
         )
     )[::-1]

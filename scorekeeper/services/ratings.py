@@ -1,12 +1,16 @@
 """OpenSkill ratings of club players: each side a team, PlackettLuce, kept from history.
 
 A match that finishes after every rated match of its club is rated on top of the current
-ratings; any other change (a finished match corrected, reopened, removed, or finished out
-of date order) replays the club's history in order (date, then match) from that match on:
-the ratings before it are the players' last rating points before it, so the work grows
-with what follows the match (a few tables of the same night, usually), not with the
-club's whole history, and the result is always the one computed from scratch
-(``recompute``, which ``scorekeeper`` data rebuilds use, and the tests compare).
+ratings (appended). Any other change (a finished match corrected, reopened, removed, or
+finished out of date order) rates the club's history again in order (date, then match)
+from that match on, starting from each player's last rating point before it: in the
+request when at most ``IN_REQUEST`` finished matches follow it (a night's tables finishing
+in any order), else the club is marked "ratings updating" from that match and
+``catch_up`` brings it up to date ``CHUNK`` matches a transaction, after the answer is
+sent (``web.background``), on the next view of the club's pages, or with
+``scorekeeper ratings``. No request's work grows with the club's history, and the result
+is always the one computed from scratch (``recompute``, which data rebuilds use, and the
+tests compare).
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ from openskill.models import PlackettLuce
 from sqlalchemy import and_, delete, exists, func, select, update
 
 from ..extensions import db
-from ..models import MatchPlayer, Player, RatingPoint, SideResult
+from ..models import Club, MatchPlayer, Player, RatingPoint, SideResult
+from . import locks
 from .side_records import at_or_after
 
 MODEL = PlackettLuce()  # default mu 25, sigma 25/3: deterministic, no randomness
@@ -53,8 +58,19 @@ def team_ordinal(ratings: Iterable[float | None]) -> float | None:
     return math.fsum(v for v in values if v is not None) / len(values)
 
 
+#: A change with at most this many finished matches from it on is replayed in the request
+#: (the tables of one night finishing in any order; a correction of last week's game):
+#: bounded work. Further back, the club's ratings are marked as updating from that match and
+#: brought up to date after the answer (``catch_up``), never silently wrong meanwhile.
+IN_REQUEST = 24
+#: Matches rated again per transaction while catching up: the club (on SQLite, the
+#: database) is locked for one chunk at a time, so deals go on being saved meanwhile.
+CHUNK = 50
+
+
 def match_finished(club_id: int, match_id: int, played_on: date, was_rated: bool) -> None:
-    """Rate a finished match: incrementally when it is the newest, else replay from it."""
+    """Rate a finished match: on top of the current ratings when it is the newest, else as
+    a change of the history from it (``match_changed``)."""
     later = db.session.scalar(
         select(
             exists().where(
@@ -64,63 +80,89 @@ def match_finished(club_id: int, match_id: int, played_on: date, was_rated: bool
             )
         )
     )
-    if was_rated or later:
+    if was_rated or later or _stale_from(club_id) is not None:
         match_changed(club_id, match_id, played_on)
         return
-    players = _players(club_id)
-    _rate(club_id, _side_rows(club_id, match_id), players, _sequence(club_id, played_on, match_id))
+    _rate(club_id, _side_rows(club_id, match_id), _players(club_id))
 
 
 def match_changed(club_id: int, match_id: int, played_on: date) -> None:
-    """A rated match changed (corrected, reopened, removed, finished out of order): replay
-    the club's ratings from it (or from where it was rated, if that is earlier)."""
+    """A match changed (corrected, reopened, removed, finished out of order): rate the
+    club's history again from it (or from where it was rated, if that is earlier), in the
+    request when little follows it, else after the answer (``catch_up``)."""
     rated_on = db.session.scalar(
         select(func.min(RatingPoint.played_on)).where(
             RatingPoint.club_id == club_id, RatingPoint.match_id == match_id
         )
     )
-    replay_from(club_id, min(played_on, rated_on) if rated_on else played_on, match_id)
+    since = (min(played_on, rated_on) if rated_on else played_on, match_id)
+    stale = _stale_from(club_id)
+    if stale is not None or len(_finished_from(club_id, since, IN_REQUEST + 1)) > IN_REQUEST:
+        _mark_stale(club_id, min(since, stale) if stale else since)
+        return
+    replay_from(club_id, *since)
 
 
-def replay_from(club_id: int, played_on: date, match_id: int) -> None:
-    """Forget the club's ratings from (``played_on``, ``match_id``) on and rate those
-    matches again, in order, from each player's last rating before them."""
-    since = and_(RatingPoint.club_id == club_id, at_or_after(RatingPoint, played_on, match_id))
-    touched = set(db.session.scalars(select(RatingPoint.player_id).where(since).distinct()))
-    db.session.execute(delete(RatingPoint).where(since))
+def replay_from(
+    club_id: int, played_on: date, match_id: int, limit: int | None = None
+) -> tuple[tuple[date, int] | None, int]:
+    """Rate the club's finished matches from (``played_on``, ``match_id``) on again, in
+    order, from each player's last rating before them: all of them, or the first ``limit``.
+    Returns where the next ones start (None when none is left) and how many were rated."""
+    since = (played_on, match_id)
+    upto: tuple[date, int] | None = None
+    if limit is not None:
+        chunk = _finished_from(club_id, since, limit + 1)
+        upto = chunk[limit] if len(chunk) > limit else None
+    window = and_(RatingPoint.club_id == club_id, at_or_after(RatingPoint, *since))
+    if upto is not None:
+        window = and_(window, ~at_or_after(RatingPoint, *upto))
+    seats = _side_rows(club_id, None, since=since, upto=upto)
+    touched = set(db.session.scalars(select(RatingPoint.player_id).where(window).distinct()))
+    touched |= {player for *_seat, player in seats if player is not None}
+    db.session.execute(delete(RatingPoint).where(window))
     players = _players(club_id)
-    if touched:
-        newest = (
-            select(
-                RatingPoint.player_id,
-                RatingPoint.mu,
-                RatingPoint.sigma,
-                func.row_number()
-                .over(
-                    partition_by=RatingPoint.player_id,
-                    order_by=(RatingPoint.played_on.desc(), RatingPoint.match_id.desc()),
-                )
-                .label("newest"),
-            )
-            .where(RatingPoint.club_id == club_id, RatingPoint.player_id.in_(touched))
-            .subquery()
-        )
-        before = {
-            player_id: (mu, sigma)
-            for player_id, mu, sigma in db.session.execute(
-                select(newest.c.player_id, newest.c.mu, newest.c.sigma).where(newest.c.newest == 1)
-            )
-        }
-        for player_id in touched:
-            if player_id in players:
-                mu, sigma = before.get(player_id, (None, None))
-                players[player_id].rating_mu, players[player_id].rating_sigma = mu, sigma
+    before = _last_before(club_id, touched, since)
+    for player_id in touched & players.keys():
+        mu, sigma = before.get(player_id, (None, None))
+        players[player_id].rating_mu, players[player_id].rating_sigma = mu, sigma
     by_match: dict[int, list[tuple[int, int, date, int, int | None]]] = {}
-    for row in _side_rows(club_id, None, since=(played_on, match_id)):
+    for row in seats:
         by_match.setdefault(row[0], []).append(row)
-    first = _sequence(club_id, played_on, match_id)
-    for offset, sides in enumerate(by_match.values()):
-        _rate(club_id, sides, players, first + offset)
+    for sides in by_match.values():
+        _rate(club_id, sides, players)
+    return upto, len(by_match)
+
+
+def catch_up(club_id: int, chunk: int = CHUNK, chunks: int | None = None) -> int:
+    """Bring a club's ratings up to date after a change far back (``match_changed``):
+    ``chunk`` matches a transaction, each committed, until they are current (or after
+    ``chunks`` transactions). Returns how many matches were rated again. Any process may
+    run it at any time, any number of times: each chunk starts from where the club says
+    the stale ratings start, under the club's lock."""
+    rated = done = 0
+    while chunks is None or done < chunks:
+        locks.lock_club(db.session, club_id)
+        stale = _stale_from(club_id)
+        if stale is None:
+            break
+        upto, count = replay_from(club_id, *stale, limit=chunk)
+        _mark_stale(club_id, upto)
+        db.session.commit()
+        rated, done = rated + count, done + 1
+    db.session.commit()
+    return rated
+
+
+def updating(club_id: int) -> bool:
+    """Whether the club's ratings are still being brought up to date."""
+    return _stale_from(club_id) is not None
+
+
+def stale_clubs() -> list[int]:
+    """The clubs whose ratings are being brought up to date."""
+    query = select(Club.id).where(Club.ratings_stale_on.is_not(None)).order_by(Club.id)
+    return list(db.session.scalars(query))
 
 
 def recompute(club_id: int) -> None:
@@ -129,24 +171,82 @@ def recompute(club_id: int) -> None:
     db.session.execute(
         update(Player).where(Player.club_id == club_id).values(rating_mu=None, rating_sigma=None)
     )
+    _mark_stale(club_id, None)
     players = _players(club_id)
-    rows = _side_rows(club_id, None)
     by_match: dict[int, list[tuple[int, int, date, int, int | None]]] = {}
-    for row in rows:
+    for row in _side_rows(club_id, None):
         by_match.setdefault(row[0], []).append(row)
-    for sequence, sides in enumerate(by_match.values()):
-        _rate(club_id, sides, players, sequence)
+    for sides in by_match.values():
+        _rate(club_id, sides, players)
 
 
-def _sequence(club_id: int, played_on: date, match_id: int) -> int:
-    """The place of a match in the club's rating order: the finished matches before it
-    (as ``recompute`` numbers them)."""
-    before = (
-        select(func.count(func.distinct(SideResult.match_id)))
-        .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
-        .where(SideResult.club_id == club_id, ~at_or_after(SideResult, played_on, match_id))
+def _stale_from(club_id: int) -> tuple[date, int] | None:
+    """Where the club's stale ratings start (None: they are current)."""
+    row = db.session.execute(
+        select(Club.ratings_stale_on, Club.ratings_stale_match).where(Club.id == club_id)
+    ).one_or_none()
+    if row is None or row[0] is None:
+        return None
+    return (row[0], int(row[1] or 0))
+
+
+def _mark_stale(club_id: int, since: tuple[date, int] | None) -> None:
+    day, match = since if since is not None else (None, None)
+    db.session.execute(
+        update(Club)
+        .where(Club.id == club_id)
+        .values(ratings_stale_on=day, ratings_stale_match=match)
     )
-    return int(db.session.scalar(before) or 0)
+    if since is not None:
+        db.session.info.setdefault(STALE, set()).add(club_id)
+
+
+#: ``session.info`` key: clubs whose ratings this session marked as stale (the web layer
+#: brings them up to date after the answer: ``web.background``).
+STALE = "ratings_stale_clubs"
+
+
+def _finished_from(club_id: int, since: tuple[date, int], count: int) -> list[tuple[date, int]]:
+    """The first ``count`` finished matches of the club from ``since`` on, in rating order
+    (one side result per match: its first side)."""
+    query = (
+        select(SideResult.played_on, SideResult.match_id)
+        .where(
+            SideResult.club_id == club_id,
+            SideResult.position == 0,
+            at_or_after(SideResult, *since),
+        )
+        .order_by(SideResult.played_on, SideResult.match_id)
+        .limit(count)
+    )
+    return [(day, match) for day, match in db.session.execute(query)]
+
+
+def _last_before(
+    club_id: int, player_ids: set[int], since: tuple[date, int]
+) -> dict[int, tuple[float, float]]:
+    """Each player's rating after their last rated match before ``since`` (one query, an
+    index lookup per player)."""
+    if not player_ids:
+        return {}
+    last = (
+        select(RatingPoint.id)
+        .where(
+            RatingPoint.player_id == Player.id,
+            RatingPoint.club_id == club_id,
+            ~at_or_after(RatingPoint, *since),
+        )
+        .order_by(RatingPoint.played_on.desc(), RatingPoint.match_id.desc())
+        .limit(1)
+        .correlate(Player)
+        .scalar_subquery()
+    )
+    rows = db.session.execute(
+        select(Player.id, RatingPoint.mu, RatingPoint.sigma)
+        .join(RatingPoint, RatingPoint.id == last)
+        .where(Player.id.in_(player_ids))
+    )
+    return {player_id: (mu, sigma) for player_id, mu, sigma in rows}
 
 
 def _players(club_id: int) -> dict[int, Player]:
@@ -158,10 +258,13 @@ def _players(club_id: int) -> dict[int, Player]:
 
 
 def _side_rows(
-    club_id: int, match_id: int | None, since: tuple[date, int] | None = None
+    club_id: int,
+    match_id: int | None,
+    since: tuple[date, int] | None = None,
+    upto: tuple[date, int] | None = None,
 ) -> Sequence[tuple[int, int, date, int, int | None]]:
     """(match, side, date, points, player) for every seat of the club's finished matches
-    (of one match; or of those at or after ``since``)."""
+    (of one match; or of those at or after ``since`` and before ``upto``)."""
     query = (
         select(
             SideResult.match_id,
@@ -183,6 +286,8 @@ def _side_rows(
         query = query.where(SideResult.match_id == match_id)
     if since is not None:
         query = query.where(at_or_after(SideResult, *since))
+    if upto is not None:
+        query = query.where(~at_or_after(SideResult, *upto))
     return [tuple(row) for row in db.session.execute(query)]  # type: ignore[misc]
 
 
@@ -190,7 +295,6 @@ def _rate(
     club_id: int,
     seats: Sequence[tuple[int, int, date, int, int | None]],
     players: dict[int, Player],
-    sequence: int,
 ) -> None:
     """Rate one match from its seats; write each player's new rating and a history point."""
     teams: dict[int, list[int | None]] = {}
@@ -219,7 +323,6 @@ def _rate(
                     player_id=player_id,
                     match_id=match_id,
                     club_id=club_id,
-                    sequence=sequence,
                     played_on=played_on,
                     mu=rating.mu,
                     sigma=rating.sigma,

@@ -107,7 +107,7 @@ def test_the_help_names_every_command_with_examples(capsys: pytest.CaptureFixtur
         cli.main(["--help"])
     assert done.value.code == 0
     text = capsys.readouterr().out
-    for command in ("serve", "migrate", "seed-demo", "backup", "export", "import"):
+    for command in ("serve", "migrate", "seed-demo", "ratings", "backup", "export", "import"):
         assert f"    {command}" in text
     assert "examples:" in text and "docs/deploy.md" in text
 
@@ -118,6 +118,7 @@ def test_the_help_names_every_command_with_examples(capsys: pytest.CaptureFixtur
         ("serve", "--host 127.0.0.1 --port 8080"),
         ("migrate", "flask --app scorekeeper.app db downgrade"),
         ("seed-demo", "--name 'Friday Club'"),
+        ("ratings", "scorekeeper ratings"),
         ("backup", "scorekeeper backup backups/club-2026-03-05.sqlite3"),
         ("export", "scorekeeper export club.json"),
         ("import", "scorekeeper import club.json"),
@@ -211,3 +212,28 @@ def test_migrate_says_which_migration_the_database_is_at(
     again = capsys.readouterr()
     assert again.out == out
     assert "alembic" not in again.err  # nor the log lines of a migration
+
+
+def test_ratings_brings_every_club_marked_as_updating_up_to_date(
+    instance: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server stopped before it caught a club's ratings up: the command finishes."""
+    from scorekeeper.cli_commands import migrated_app
+    from scorekeeper.extensions import db
+    from scorekeeper.services import clubs, matches, ratings
+    from scorekeeper.services.demo import four_deals, play
+
+    assert cli.main(["ratings"]) == 0
+    assert capsys.readouterr().out == "Every club's ratings are up to date.\n"
+    monkeypatch.setattr(ratings, "IN_REQUEST", 0)
+    with migrated_app().app_context():
+        club = clubs.create_club("Tuesday")
+        first = play(club, [("Ann",), ("Bob",)], four_deals(500, 300))
+        play(club, [("Ann",), ("Bob",)], four_deals(100, 300))
+        matches.remove_last_deal(matches.reopen(matches.load_match(first.row.public_id)), 4)
+        assert ratings.stale_clubs() == [club.id]
+        db.session.remove()
+    assert cli.main(["ratings"]) == 0
+    assert capsys.readouterr().out == "Ratings brought up to date: 1 match rated again.\n"
+    with migrated_app().app_context():
+        assert ratings.stale_clubs() == []

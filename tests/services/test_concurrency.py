@@ -136,7 +136,7 @@ def _snapshot(club_id: int) -> dict[str, Any]:
         .order_by(Player.id)
     ).all()
     points = db.session.execute(
-        select(RatingPoint.player_id, RatingPoint.match_id, RatingPoint.sequence)
+        select(RatingPoint.player_id, RatingPoint.match_id, RatingPoint.played_on)
         .add_columns(RatingPoint.mu, RatingPoint.sigma)
         .where(RatingPoint.club_id == club_id)
         .order_by(RatingPoint.player_id, RatingPoint.match_id)

@@ -25,9 +25,9 @@ def snapshot(club):
     db.session.expire_all()
     players = db.session.scalars(select(Player).where(Player.club_id == club.id)).all()
     points = db.session.execute(
-        select(RatingPoint.player_id, RatingPoint.match_id, RatingPoint.sequence, RatingPoint.mu)
+        select(RatingPoint.player_id, RatingPoint.match_id, RatingPoint.played_on, RatingPoint.mu)
         .where(RatingPoint.club_id == club.id)
-        .order_by(RatingPoint.sequence, RatingPoint.player_id)
+        .order_by(RatingPoint.played_on, RatingPoint.match_id, RatingPoint.player_id)
     ).all()
     return {p.name: (p.rating_mu, p.rating_sigma) for p in players}, [tuple(p) for p in points]
 
@@ -103,8 +103,8 @@ def test_a_match_finished_out_of_date_order_is_rated_in_date_order(ctx):
     play(fresh, [("Ann",), ("Bob",)], four_deals(100, 300), day=date(2024, 3, 1))
     play(fresh, [("Ann",), ("Bob",)], four_deals(500, 300), day=date(2024, 3, 15))
     assert snapshot(fresh)[0] == late[0]
-    sequences = [sequence for _p, _m, sequence, _mu in late[1]]
-    assert sequences == [0, 0, 1, 1]
+    days = [day for _p, _m, day, _mu in late[1]]
+    assert days == [date(2024, 3, 1)] * 2 + [date(2024, 3, 15)] * 2
 
 
 def test_finishing_and_correcting_in_any_order_equals_a_replay_from_scratch(ctx):
@@ -182,3 +182,103 @@ def test_finishing_a_match_costs_the_same_statements_whatever_the_history_before
 
 def history_day(week):
     return date(2023, 1, 2) + timedelta(days=7 * week)
+
+
+def weekly_history(club, weeks):
+    """Two tables a week among six regulars, finished in date order."""
+    people = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]
+    made = []
+    for week in range(weeks):
+        for table in (0, 1):
+            a, b, c, d = (people[(week + table + i) % 6] for i in (0, 2, 3, 5))
+            points = four_deals(300 + 100 * ((week * 7 + table) % 5), 450)
+            made.append(play(club, [(a, b), (c, d)], points, history_day(week)))
+    return made
+
+
+def test_a_change_far_back_marks_the_ratings_as_updating_and_the_catch_up_replays_them(
+    ctx, monkeypatch
+):
+    """More than IN_REQUEST matches after a correction: the request only marks the club;
+    catching up, a chunk at a time, gives what a replay from scratch gives (issue 17)."""
+    monkeypatch.setattr(ratings, "IN_REQUEST", 3)
+    club = clubs.create_club("Tuesday")
+    made = weekly_history(club, 6)
+    before = snapshot(club)
+    old = matches.reopen(matches.load_match(made[1].row.public_id))
+    matches.correct_deal(old, 1, [{"melded_points": 40}, {"melded_points": 900}], None)
+    assert ratings.updating(club.id)
+    assert ratings.stale_clubs() == [club.id]
+    assert snapshot(club) == before  # not yet replayed: the pages say "updating"
+
+    # while it is updating, a new night and a late one are finished: nothing is appended
+    # on top of stale ratings, the catch-up rates them in their place
+    play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(700, 100), history_day(7))
+    play(club, [("Eve", "Bob"), ("Cid", "Fay")], four_deals(200, 100), history_day(0))
+    assert ratings.updating(club.id)
+
+    assert ratings.catch_up(club.id, chunk=2, chunks=1) == 2
+    assert ratings.updating(club.id)
+    assert ratings.catch_up(club.id, chunk=2) == 11  # 13 from the corrected one on
+    assert not ratings.updating(club.id)
+    assert ratings.catch_up(club.id) == 0
+    caught_up = snapshot(club)
+    ratings.recompute(club.id)
+    db.session.commit()
+    assert snapshot(club) == caught_up
+    assert len(caught_up[1]) == 4 * 14
+
+
+@pytest.mark.parametrize("in_request", [0, 2])
+def test_any_order_of_changes_with_deferred_catch_ups_equals_a_replay_from_scratch(
+    ctx, monkeypatch, in_request
+):
+    """Late nights, corrections and removals, some replayed in the request and some left
+    for the catch-up, in chunks that end in the middle of a night."""
+    monkeypatch.setattr(ratings, "IN_REQUEST", in_request)
+    club = clubs.create_club("Tuesday")
+    made = weekly_history(club, 5)
+    late = [play(club, [("Ann", "Cid"), ("Bob", "Fay")], four_deals(100, 600), history_day(1))]
+    ratings.catch_up(club.id, chunk=3, chunks=1)
+    old = matches.reopen(matches.load_match(made[3].row.public_id))
+    matches.correct_deal(old, 2, [{"melded_points": 900}, {"melded_points": 0}], None)
+    ratings.catch_up(club.id, chunk=3, chunks=2)
+    matches.remove_last_deal(matches.reopen(matches.load_match(made[6].row.public_id)), 4)
+    matches.remove_last_deal(matches.reopen(matches.load_match(late[0].row.public_id)), 4)
+    ratings.catch_up(club.id, chunk=3)
+    assert not ratings.updating(club.id)
+    kept = snapshot(club)
+    ratings.recompute(club.id)
+    db.session.commit()
+    assert snapshot(club) == kept
+
+
+def test_a_change_far_back_costs_the_same_statements_whatever_follows_it(ctx, monkeypatch):
+    """The request that corrects the first match of a club marks the ratings and stops:
+    the same work after 6 or 12 later nights (issue 17)."""
+    monkeypatch.setattr(ratings, "IN_REQUEST", 3)
+    costs = []
+    for weeks in (6, 12):
+        club = clubs.create_club(f"Club of {weeks}")
+        made = weekly_history(club, weeks)
+        old = matches.reopen(matches.load_match(made[0].row.public_id))
+        costs.append(
+            statements_while(
+                lambda old=old: matches.correct_deal(
+                    old, 1, [{"melded_points": 40}, {"melded_points": 900}], None
+                )
+            )
+        )
+        assert ratings.updating(club.id)
+    assert costs[0] == costs[1]
+
+
+def test_recompute_clears_the_updating_mark(ctx, monkeypatch):
+    monkeypatch.setattr(ratings, "IN_REQUEST", 0)
+    club = clubs.create_club("Tuesday")
+    made = weekly_history(club, 2)
+    matches.remove_last_deal(matches.reopen(matches.load_match(made[0].row.public_id)), 4)
+    assert ratings.updating(club.id)
+    ratings.recompute(club.id)
+    db.session.commit()
+    assert not ratings.updating(club.id)

@@ -6,7 +6,7 @@ from flask import Response, abort, redirect, request, url_for
 
 from ...services import clubs
 from ...services import players as profiles
-from .. import authz
+from .. import authz, background
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
 from .views import bp, club_or_404, season_of_request
@@ -64,6 +64,8 @@ def player(club_id: str, player_id: str) -> Response:
     person = clubs.get_player(club, player_id)
     if person is None:
         abort(404)
+    if club.ratings_updating:
+        background.catch_up_later(club.id)
     season = season_of_request(club)
     context = profiles.profile(club, person, season.id if season else None)
     return render(

@@ -11,7 +11,7 @@ from flask_login import current_user
 
 from ...models import Club, Season
 from ...services import clubs, exports, memberships, standings
-from .. import authz
+from .. import authz, background
 from ..rendering import invalid_status, render
 from . import forms
 
@@ -69,6 +69,8 @@ def create() -> Response:
 def show(club_id: str) -> Response:
     """The club's standings (a season or all-time; players or partnerships; sortable)."""
     club = club_or_404(club_id)
+    if club.ratings_updating:
+        background.catch_up_later(club.id)
     season = season_of_request(club)
     view = "partnerships" if request.args.get("view") == "partnerships" else "players"
     table = standings.standings(

@@ -1,0 +1,65 @@
+"""Work done after the answer has left: a club's ratings brought up to date.
+
+A change far back in a club's history marks its ratings as updating
+(``services.ratings.match_changed``) instead of rating thousands of matches again while a
+phone waits. The server (waitress, gunicorn) closes a response after writing it; the
+catch-up then runs on the same thread, in its own app context and session, a chunk of
+matches a transaction (``services.ratings.catch_up``). A process runs one catch-up per
+club at a time. If the process dies midway, the club stays marked: the next view of its
+standings or player pages starts the catch-up again (after its own answer), and
+``scorekeeper ratings`` finishes it from the command line.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable
+from functools import partial
+
+from flask import Flask, Response
+
+from ..extensions import db
+from ..services import ratings
+
+log = logging.getLogger(__name__)
+
+_running: set[int] = set()
+_guard = threading.Lock()
+
+
+def register(app: Flask) -> None:
+    """After each request that marked a club's ratings as updating, catch them up once
+    the answer is sent."""
+
+    @app.after_request
+    def _catch_up_after_the_answer(response: Response) -> Response:
+        clubs = db.session.info.pop(ratings.STALE, None)
+        if clubs:
+            response.call_on_close(partial(catch_up, app, sorted(clubs)))
+        return response
+
+
+def catch_up_later(club_id: int) -> None:
+    """Bring the club's ratings up to date after this request's answer."""
+    db.session.info.setdefault(ratings.STALE, set()).add(club_id)
+
+
+def catch_up(app: Flask, club_ids: Iterable[int]) -> None:
+    """Catch up the clubs' ratings now, in a context of its own; one run per club at a
+    time in this process; a failure is logged and left for the next try."""
+    for club_id in club_ids:
+        with _guard:
+            if club_id in _running:
+                continue
+            _running.add(club_id)
+        try:
+            with app.app_context():
+                try:
+                    ratings.catch_up(club_id)
+                except Exception:
+                    db.session.rollback()
+                    log.exception("Ratings of club %s not brought up to date yet", club_id)
+        finally:
+            with _guard:
+                _running.discard(club_id)

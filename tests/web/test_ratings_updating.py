@@ -1,0 +1,98 @@
+"""A change far back in a club's history: the answer comes at once, the pages say the
+ratings are updating, and they are brought up to date once the answer is sent (issue 17)."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+from helpers import correct_deal
+from support import give_role, log_in
+
+from scorekeeper.extensions import db
+from scorekeeper.models import Club, Player
+from scorekeeper.services import clubs, matches, ratings
+from scorekeeper.services.demo import four_deals, play
+
+NOTE = "Ratings are being brought up to date"
+
+
+@pytest.fixture
+def club(app, monkeypatch):
+    monkeypatch.setattr(ratings, "IN_REQUEST", 2)
+    with app.app_context():
+        made = clubs.create_club("Tuesday", min_games=1)
+        first = play(made, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), day(0))
+        for week in range(1, 5):
+            play(
+                made, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(300, 400 + 50 * week), day(week)
+            )
+        public_id, match_id = made.public_id, first.row.public_id
+    give_role(app, public_id, "owner", "owner")
+    return public_id, match_id
+
+
+def day(week):
+    return date(2024, 1, 2) + timedelta(days=7 * week)
+
+
+def ratings_of(app):
+    with app.app_context():
+        db.session.expire_all()
+        return {p.name: (p.rating_mu, p.rating_sigma) for p in db.session.query(Player)}
+
+
+def updating(app):
+    with app.app_context():
+        return db.session.query(Club).one().ratings_updating
+
+
+def from_scratch(app):
+    with app.app_context():
+        ratings.recompute(db.session.query(Club).one().id)
+        db.session.commit()
+    return ratings_of(app)
+
+
+def test_a_correction_far_back_is_answered_then_the_ratings_catch_up_after_the_answer(app, club):
+    public_id, match_id = club
+    scorer = app.test_client()
+    log_in(scorer, "owner")
+    with app.app_context():  # reopened earlier; its ratings are caught up
+        matches.reopen(matches.load_match(match_id))
+        ratings.catch_up(db.session.query(Club).one().id)
+    assert not updating(app)
+    edit = correct_deal(
+        scorer, match_id, 1, {"melded_points": 50}, {"melded_points": 900}, went_out=None
+    )
+    assert edit.status_code == 303
+    with app.app_context():
+        assert matches.load_match(match_id).game.totals == (50, 900)  # was 500 to 300
+    assert updating(app)
+    page = scorer.get(f"/c/{public_id}")
+    assert NOTE in page.get_data(as_text=True)
+    edit.close()  # the server closes the answer once it is sent: the catch-up runs then
+    assert not updating(app)
+    caught_up = ratings_of(app)
+    assert caught_up == from_scratch(app)
+    assert NOTE not in scorer.get(f"/c/{public_id}").get_data(as_text=True)
+
+
+def test_the_next_view_of_the_standings_or_a_player_finishes_an_interrupted_catch_up(app, club):
+    """A server killed before its catch-up ran leaves the club marked: the next view of the
+    club's pages says so and catches up after its own answer."""
+    public_id, match_id = club
+    with app.app_context():
+        loaded = matches.load_match(match_id)
+        matches.remove_last_deal(matches.reopen(loaded), 4)
+        db.session.info.pop(ratings.STALE, None)  # as if the process died there
+        ann = db.session.query(Player).filter_by(name="Ann").one().public_id
+    assert updating(app)
+    reader = app.test_client()
+    log_in(reader, "owner")
+    page = reader.get(f"/c/{public_id}/p/{ann}")
+    assert NOTE in page.get_data(as_text=True)
+    assert updating(app)
+    page.close()
+    assert not updating(app)
+    assert ratings_of(app) == from_scratch(app)
