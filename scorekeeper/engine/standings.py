@@ -196,6 +196,31 @@ def extend(line: Line, record: SideRecord) -> Line:
     )
 
 
+def retract(line: Line, record: SideRecord, run: tuple[str, int]) -> Line:
+    """``line`` without ``record``, one of the records it sums, and with ``run`` as its
+    streak: the sums ``line_of`` gives for the other records. Where the record was decides
+    the streak, which the caller finds from the records around it (see :func:`streak`)."""
+    books = dict(line.books)
+    for kind, count in record.books.items():
+        books[kind] = books.get(kind, 0) - count
+    return Line(
+        key=line.key,
+        tally=Tally(
+            line.tally.wins - (record.outcome == "win"),
+            line.tally.draws - (record.outcome == "draw"),
+            line.tally.losses - (record.outcome == "loss"),
+        ),
+        points_for=line.points_for - record.points_for,
+        points_against=line.points_against - record.points_against,
+        deals=line.deals - record.deals,
+        went_out=line.went_out - record.went_out,
+        books=books,
+        red_threes=line.red_threes - record.red_threes,
+        red_threes_left=line.red_threes_left - record.red_threes_left,
+        streak=run,
+    )
+
+
 def add(line: Line, record: SideRecord, newer: int) -> Line:
     """``line`` with one more record that comes before the ``newer`` latest of the records
     it sums (0: after every one, as :func:`extend`): what ``line_of`` gives for them all.

@@ -7,7 +7,9 @@ engine's ``add``): after every other game of its players (tonight's tables, whic
 finishes first) it costs one match whatever the history; before some of them (a table
 that finished after a later-numbered one, a night entered late) it also reads the games
 after it, to place it in the streak. Any other change (a correction, a reopening, a
-removal) sums those players' own side results again. A page reads one row per entry.
+removal: ``replace_match``) takes the match's old records out of the stored lines and puts
+its new ones in, reading only the games around it that the streak needs. A page reads one
+row per entry.
 ``rebuild`` recomputes a whole club: after its seasons change (a rare write), in the
 migration that adds the table, and as the reference the tests compare the running lines
 with. The sums themselves are the engine's (``line_of``).
@@ -16,10 +18,11 @@ with. The sums themselves are the engine's (``line_of``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import ColumnElement, and_, delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from ..engine.standings import (
@@ -28,11 +31,14 @@ from ..engine.standings import (
     SideRecord,
     Tally,
     add,
+    extend,
     line_of,
     lines,
     partnership,
     partnership_keys,
     player_keys,
+    retract,
+    streak,
 )
 from ..models import MatchPlayer, MatchSide, SideResult, StandingLine
 from .side_records import ALL_TIME, at_or_after, in_scope, records_of, seats_query
@@ -172,6 +178,143 @@ def refresh(
             for pair in pairs
         ]
         _replace(session, club_id, scope, found)
+
+
+def replace_match(
+    session: Session,
+    club_id: int,
+    match_id: int,
+    season_id: int | None,
+    before: tuple[date, Sequence[SideRecord]],
+    day: date,
+) -> None:
+    """Rewrite the lines of a match's players and partnerships after a change to a match
+    they already counted (a correction, a reopening, a removal): its records before the
+    change (``before``: its day and records) are taken out of their stored lines and its
+    records now are added, in its place. The streak is found from the games around it:
+    the ones after it up to the stored streak's length, and, when the run reaches back
+    past it, the ones before it until the run breaks. Bounded by the streaks, not by the
+    history; a line not stored as expected is summed again from its records.
+    """
+    old_day, old = before
+    new = [record for _season, record in records_of(session.execute(_seats_of(match_id)))]
+    players = sorted({p for r in (*old, *new) for p in r.players})
+    pairs = sorted({k for r in (*old, *new) for k in partnership_keys(r)}, key=repr)
+    if old_day != day or not players:
+        refresh(session, club_id, match_id, season_id)
+        return
+    for scope in dict.fromkeys((ALL_TIME, season_id or ALL_TIME)):
+        stored = {
+            (kind, line.key): line
+            for kind in (PLAYER, PARTNERSHIP)
+            for line in _read(session, club_id, scope, kind, players, pairs)
+        }
+        found = []
+        for kind, keys in ((PLAYER, player_keys), (PARTNERSHIP, partnership_keys)):
+            was = {key: record for record in old for key in keys(record)}
+            now = {key: record for record in new for key in keys(record)}
+            for key in dict.fromkeys([*was, *now]):
+                line = stored.get((kind, key))
+                if line is None:  # not stored as expected: sum it again
+                    line = line_of(key, _records_of_key(session, club_id, scope, kind, key))
+                    found.append((kind, line))
+                    continue
+                run = _run(session, club_id, scope, kind, key, (day, match_id), line, now.get(key))
+                if key in was:
+                    line = retract(line, was[key], run)
+                if key in now:
+                    line = replace(extend(line, now[key]), streak=run)
+                found.append((kind, line))
+        _replace(session, club_id, scope, found)
+
+
+def _run(
+    session: Session,
+    club_id: int,
+    scope: int,
+    kind: str,
+    key: Key,
+    place: tuple[date, int],
+    line: Line,
+    record: SideRecord | None,
+) -> tuple[str, int]:
+    """The streak of ``key``'s line once the match at ``place`` counts ``record`` (None:
+    does not count): the stored one when enough games follow the match (it lies before
+    the run and the game that ended the one before it); else the games after it, this
+    one, and as many games before it as the run reaches back."""
+    last, length = line.streak
+    after = _outcomes(session, club_id, scope, kind, key, place, newer=True, limit=length + 1)
+    if len(after) > length:
+        return (last, length)
+    recent = [*([record.outcome] if record else []), *reversed(after)]
+    outcome, count = streak(recent)
+    if count < len(recent):
+        return (outcome, count)
+    limit = length + 2
+    while True:  # the run goes on into the games before the match
+        before = _outcomes(session, club_id, scope, kind, key, place, newer=False, limit=limit)
+        outcome = outcome or (before[0] if before else "")
+        same = next((i for i, o in enumerate(before) if o != outcome), len(before))
+        if same < len(before) or len(before) < limit:
+            return (outcome, count + same)
+        limit *= 4
+
+
+def _sides_of(kind: str, key: Key) -> ColumnElement[bool]:
+    """Side results of the player (or of exactly the partnership) ``key``."""
+    members = [key] if kind == PLAYER else list(key)
+    seated = [
+        select(MatchPlayer.id)
+        .where(MatchPlayer.side_id == SideResult.side_id, MatchPlayer.player_id == member)
+        .exists()
+        for member in members
+    ]
+    if kind == PARTNERSHIP:
+        everyone = (
+            select(func.count(MatchPlayer.player_id))
+            .where(MatchPlayer.side_id == SideResult.side_id)
+            .scalar_subquery()
+        )
+        seated.append(everyone == len(members))
+    return and_(*seated)
+
+
+def _outcomes(
+    session: Session,
+    club_id: int,
+    scope: int,
+    kind: str,
+    key: Key,
+    place: tuple[date, int],
+    newer: bool,
+    limit: int,
+) -> list[str]:
+    """The outcomes of ``key``'s games after the match at ``place`` (``newer``) or before
+    it, nearest first, at most ``limit``: read along the club's game order from the match
+    (``ix_side_results_club_order``)."""
+    here = at_or_after(SideResult, *place)
+    query = (
+        select(SideResult.outcome)
+        .where(SideResult.club_id == club_id, _sides_of(kind, key))
+        .where(and_(here, SideResult.match_id != place[1]) if newer else ~here)
+        .order_by(
+            *(
+                (SideResult.played_on, SideResult.match_id)
+                if newer
+                else (SideResult.played_on.desc(), SideResult.match_id.desc())
+            )
+        )
+        .limit(limit)
+    )
+    return list(session.scalars(in_scope(query, scope)))
+
+
+def _records_of_key(
+    session: Session, club_id: int, scope: int, kind: str, key: Key
+) -> list[SideRecord]:
+    """Every record of ``key`` in the scope, oldest first (the slow, sure way)."""
+    query = seats_query().where(SideResult.club_id == club_id, _sides_of(kind, key))
+    return [record for _season, record in records_of(session.execute(in_scope(query, scope)))]
 
 
 def _seats_of(match_id: int) -> Any:

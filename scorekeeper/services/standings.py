@@ -50,20 +50,24 @@ def write_results(session: Session, row: MatchRow, game: Match) -> None:
     # One writer per club at a time: the lines and ratings below are read-then-write over
     # the club's players. The match is locked already (the match, then the club: locks).
     locks.lock_club(session, row.club_id)
-    was_rated = bool(
-        session.scalar(select(SideResult.id).where(SideResult.match_id == row.id).limit(1))
-    )
+    before = side_records.records_before(session, row.id)  # what the lines count of it
+    was_rated = before is not None
     session.execute(delete(SideResult).where(SideResult.match_id == row.id))
-    if not game.finished:
-        if was_rated:
-            aggregates.refresh(session, row.club_id, row.id, row.season_id)
-            ratings.match_changed(row.club_id, row.id, played_of(row))
+    if game.finished:
+        session.add_all(side_results(row, game))
+        session.flush()
+    elif not was_rated:
         return
-    session.add_all(side_results(row, game))
-    session.flush()
-    appended = None if was_rated else played_of(row)  # just finished: added to the lines
-    aggregates.refresh(session, row.club_id, row.id, row.season_id, appended)
-    ratings.match_finished(row.club_id, row.id, played_of(row), was_rated)
+    if before is None:  # just finished: added to the lines
+        aggregates.refresh(session, row.club_id, row.id, row.season_id, played_of(row))
+    else:
+        aggregates.replace_match(
+            session, row.club_id, row.id, row.season_id, before, played_of(row)
+        )
+    if game.finished:
+        ratings.match_finished(row.club_id, row.id, played_of(row), was_rated)
+    else:
+        ratings.match_changed(row.club_id, row.id, played_of(row))
 
 
 def played_of(row: MatchRow) -> date:

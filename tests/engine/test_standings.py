@@ -19,6 +19,7 @@ from scorekeeper.engine.standings import (
     partnership_keys,
     player_keys,
     rank,
+    retract,
     streak,
     versus,
 )
@@ -309,3 +310,41 @@ def test_a_record_added_anywhere_gives_the_line_of_all_of_them_in_order():
                     assert add(stored, late, size - place) == line_of("a", whole)
                     checked += 1
     assert checked > 10_000
+
+
+def test_a_record_taken_out_anywhere_gives_the_line_of_the_others():
+    """A correction takes a match's record out of a line: every sequence of up to six
+    outcomes, every record taken out, with books, gives the sums of the others; the
+    streak is the one the caller passes (the service finds it from the records around)."""
+    import itertools
+
+    def record(number: int, outcome: str) -> SideRecord:
+        return SideRecord(
+            match=number,
+            players=("a", "b"),
+            outcome=outcome,
+            points_for=100 + number,
+            points_against=50 * number,
+            deals=number % 4 + 1,
+            went_out=number % 2,
+            books={"clean": number % 3, "wild": 1, "sevens": number},
+            red_threes=number % 5,
+            red_threes_left=number % 2,
+        )
+
+    checked = 0
+    for size in range(1, 7):
+        for outcomes in itertools.product(("win", "loss", "draw"), repeat=size):
+            history = [record(n, o) for n, o in enumerate(outcomes)]
+            stored = line_of("a", history)
+            for place in range(size):
+                others = [*history[:place], *history[place + 1 :]]
+                expected = line_of("a", others)
+                found = retract(stored, history[place], expected.streak)
+                assert found.streak == expected.streak
+                assert {k: v for k, v in found.books.items() if v} == {
+                    k: v for k, v in expected.books.items() if v
+                }
+                assert found == Line(**{**expected.__dict__, "books": found.books})
+                checked += 1
+    assert checked > 3_000

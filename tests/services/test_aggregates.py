@@ -137,6 +137,84 @@ def test_lines_of_nights_played_in_date_order_equal_the_lines_rebuilt_from_scrat
         assert lines_of(club.id) == rebuilt(club.id)
 
 
+SCORES = {"win": (500, 300), "loss": (300, 500), "draw": (400, 400)}
+
+
+def test_correcting_or_removing_any_game_of_a_run_gives_the_lines_of_the_changed_history(ctx):
+    """A correction takes the match's records out of its players' lines and puts the new
+    ones in, the streak found from the games around it: every sequence of three outcomes
+    of one partnership (with a fourth game by one of them with another partner, before or
+    after), every game turned into every other outcome and removed; the lines are the
+    ones summed from scratch each time (issue 17)."""
+    import itertools
+
+    checked = 0
+    for number, outcomes in enumerate(itertools.product(SCORES, repeat=3)):
+        club = clubs.create_club("-".join(outcomes))
+        games = []
+        for week, outcome in enumerate(outcomes):
+            pairs = [("Ann", "Bob"), ("Cid", "Dee")]
+            games.append(play(club, pairs, four_deals(*SCORES[outcome]), history_day(2 * week)))
+        elsewhere = history_day((1, 3, 5)[number % 3])  # Ann and Cid with other partners
+        play(club, [("Ann", "Eve"), ("Cid", "Fay")], four_deals(450, 400), elsewhere)
+        for index, outcome in enumerate(outcomes):
+            for other in SCORES:
+                if other == outcome:
+                    continue
+                loaded = matches.reopen(matches.load_match(games[index].row.public_id))
+                entries = [{"melded_points": x} for x in SCORES[other]]
+                matches.correct_deal(loaded, 1, entries, None)
+                assert lines_of(club.id) == rebuilt(club.id), (outcomes, index, other)
+                loaded = matches.reopen(matches.load_match(games[index].row.public_id))
+                entries = [{"melded_points": x} for x in SCORES[outcome]]
+                matches.correct_deal(loaded, 1, entries, None)
+            loaded = matches.reopen(matches.load_match(games[index].row.public_id))
+            loaded = matches.remove_last_deal(loaded, 4)
+            assert lines_of(club.id) == rebuilt(club.id), (outcomes, index, "removed")
+            matches.record_deal(loaded, [{"melded_points": 0}] * 2, f"again{index}", 4)
+            assert lines_of(club.id) == rebuilt(club.id), (outcomes, index, "again")
+            checked += 1
+    assert checked == 27 * 3
+
+
+def test_a_correction_reads_the_games_around_it_not_the_history(ctx, monkeypatch):
+    """Correcting tonight's match of players with a long history reads only the games
+    the streak needs: as many rows for 4 and for 16 earlier weeks."""
+    counts = []
+    real = aggregates.records_of
+    for weeks in (4, 16):
+        club = clubs.create_club(f"Club of {weeks}")
+        for week in range(weeks):
+            outcome = ("win", "loss")[week % 2]
+            play(
+                club,
+                [("Ann", "Bob"), ("Cid", "Dee")],
+                four_deals(*SCORES[outcome]),
+                history_day(week),
+            )
+        tonight = play(
+            club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), history_day(weeks)
+        )
+        read = []
+
+        def counting(rows, read=read):
+            rows = list(rows)
+            read.append(len(rows))
+            return real(rows)
+
+        monkeypatch.setattr(aggregates, "records_of", counting)
+        loaded = matches.reopen(matches.load_match(tonight.row.public_id))
+        matches.correct_deal(loaded, 1, [{"melded_points": 300}, {"melded_points": 500}], None)
+        monkeypatch.setattr(aggregates, "records_of", real)
+        assert lines_of(club.id) == rebuilt(club.id)
+        counts.append(read)
+    assert counts[0] == counts[1]
+
+
+def history_day(week):
+    return date(2023, 1, 2) + timedelta(days=7 * week)
+
+
 def records_read_finishing(monkeypatch, day_of) -> list[int]:
     """For clubs of 3 and 12 weekly games of the same four, the side records read while
     one more match of theirs finishes, dated ``day_of(size)``; each club's lines are then
