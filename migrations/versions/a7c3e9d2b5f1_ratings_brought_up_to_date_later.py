@@ -4,7 +4,8 @@ A change far back in a club's history marks the club's ratings as stale from tha
 (``clubs.ratings_stale_on``/``ratings_stale_match``) instead of replaying everything after
 it in the request (services.ratings.catch_up). Rating points are ordered by (date, match)
 like everything else a club counts; their ``sequence`` (a count of every earlier finished
-match, read at each finish) goes, and a player's points get an index in that order.
+match, read at each finish) goes, and a player's points get an index in that order. A
+player's seats are indexed by (player, side): whether a player sat on a side is one lookup.
 
 Revision ID: a7c3e9d2b5f1
 Revises: f3b8c2d1a9e7
@@ -36,9 +37,16 @@ def upgrade():
         ["player_id", "played_on", "match_id"],
         unique=False,
     )
+    # whether a player sat on a side: one lookup (the player's seats, in side order)
+    op.create_index(
+        "ix_match_players_player_side", "match_players", ["player_id", "side_id"], unique=False
+    )
+    op.drop_index("ix_match_players_player_id", table_name="match_players")
 
 
 def downgrade():
+    op.create_index("ix_match_players_player_id", "match_players", ["player_id"], unique=False)
+    op.drop_index("ix_match_players_player_side", table_name="match_players")
     op.drop_index("ix_rating_points_player_order", table_name="rating_points")
     op.add_column(
         "rating_points", sa.Column("sequence", sa.Integer(), nullable=False, server_default="0")

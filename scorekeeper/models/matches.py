@@ -113,14 +113,18 @@ class MatchPlayer(db.Model):  # type: ignore[name-defined,misc]
     """A player of a side, in seating order within the side."""
 
     __tablename__ = "match_players"
-    __table_args__ = (UniqueConstraint("side_id", "position"),)
+    __table_args__ = (
+        UniqueConstraint("side_id", "position"),
+        # a player's seats; whether a player sat on a side is one lookup (aggregates)
+        Index("ix_match_players_player_side", "player_id", "side_id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     side_id: Mapped[int] = mapped_column(ForeignKey("match_sides.id", ondelete="CASCADE"))
     position: Mapped[int] = mapped_column(Integer)
     name: Mapped[str] = mapped_column(String(40))
     player_id: Mapped[int | None] = mapped_column(
-        ForeignKey("players.id", ondelete="SET NULL"), nullable=True, index=True
+        ForeignKey("players.id", ondelete="SET NULL"), nullable=True
     )
 
     side: Mapped[MatchSide] = relationship(back_populates="players")
