@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+import brotli
 import pytest
 from helpers import correct_deal
 from support import give_role, log_in
@@ -90,9 +91,9 @@ def test_the_next_view_of_the_standings_or_a_player_finishes_an_interrupted_catc
     assert updating(app)
     reader = app.test_client()
     log_in(reader, "owner")
-    page = reader.get(f"/c/{public_id}/p/{ann}")
-    assert NOTE in page.get_data(as_text=True)
-    assert updating(app)
-    page.close()
+    # buffered: read and closed as a WSGI server does (compression and every hook run)
+    page = reader.get(f"/c/{public_id}/p/{ann}", buffered=True, headers={"Accept-Encoding": "br"})
+    assert page.headers["Content-Encoding"] == "br"
+    assert NOTE.encode() in brotli.decompress(page.data)  # said before the catch-up ran
     assert not updating(app)
     assert ratings_of(app) == from_scratch(app)
