@@ -8,12 +8,15 @@ matches of the same four regulars:
 - ``deal``: an ordinary deal (deal 2 of a match being played);
 - ``finish``: the deal that finishes a match played after every other (tonight's table);
 - ``finish late``: the deal that finishes a match dated three weeks back (a night entered
-  late: its ratings are replayed from it; it is added to the standing lines, the games
-  after it read to place it in the streak);
+  late: it is added to the standing lines, the games after it read to place it in the
+  streak; its ratings are marked as updating when many matches follow it);
 - ``correct``: a correction of deal 1 of tonight's finished match (reopened first, as the
   app does);
-- ``correct old``: the same in the match half-way through the club's history: its ratings
-  are replayed from it, so this one grows with what follows it.
+- ``correct old``: the same in the match half-way through the club's history: the request
+  marks the club's ratings as updating from it (``services.ratings``);
+- ``catch-up``: what the server does after answering that one: the ratings of every
+  match after it rated again, in chunks. Outside the request, and the one figure here that
+  grows with the history by design (it is not counted as a failure).
 
 Each figure is the median time and the SQL statements of the timed call, for both clubs,
 and the growth large/small, which is the measure (a baseline measured in the same run):
@@ -50,9 +53,9 @@ from scorekeeper.engine import PRESETS, Side  # noqa: E402
 from scorekeeper.extensions import db  # noqa: E402
 from scorekeeper.models import Club  # noqa: E402
 from scorekeeper.models import Match as MatchRow  # noqa: E402
-from scorekeeper.services import clubs, demo, matches  # noqa: E402
+from scorekeeper.services import clubs, demo, matches, ratings  # noqa: E402
 
-WRITES = ("deal", "finish", "finish late", "correct", "correct old")
+WRITES = ("deal", "finish", "finish late", "correct", "correct old", "catch-up")
 
 
 def _entries(rng: random.Random) -> list[dict[str, Any]]:
@@ -122,6 +125,8 @@ def measure(club: Club, today: date, repeat: int, seed: int) -> dict[str, dict[s
 
         found["correct"].append(_timed(correct))
         found["correct old"].append(_timed(lambda: correct(old)))
+        # what the server does once it has answered: bring the ratings up to date
+        found["catch-up"].append(_timed(lambda: ratings.catch_up(club.id)))
     return {
         name: {
             "ms": round(statistics.median(t for t, _ in runs) * 1000, 2),
@@ -172,6 +177,8 @@ def run(uri: str, small: int, large: int, repeat: int) -> dict[str, Any]:
 def problems(report: dict[str, Any], max_ratio: float) -> list[str]:
     found = []
     for name, w in report["writes"].items():
+        if name == "catch-up":  # outside the request: grows with what follows the change
+            continue
         if w["statements_large"] > w["statements_small"]:
             found.append(f"{name}: {w['statements_small']} -> {w['statements_large']} statements")
         if w["growth"] > max_ratio:
