@@ -1,9 +1,11 @@
 """The CSV exports at two club sizes: total time, time to first byte, memory (issue 17).
 
-    python bench/exports.py [--sizes 1000,10000] [--repeat 5] [--memory]
+    python bench/exports.py [--sizes 1000,10000] [--repeat 5] [--memory] [--database-url URL]
                             [--profile SIZE] [--top 25] [--cache-dir DIR | --no-cache]
 
-Clubs come from ``bench/run.py``'s builder and cache (a SQLite file per size, built once).
+Clubs come from ``bench/run.py``'s builder and cache (a SQLite file per size, built once;
+on PostgreSQL, ``--database-url``, a cached database per size, each run on a copy that is
+dropped after it: drop the cached ``<name>_c<size>_<key>`` databases by hand when done).
 For each size, in-process with Flask's test client, after one warm-up request, ``--repeat``
 interleaved rounds of:
 
@@ -49,8 +51,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make ``bench`` importable
     sys.path.insert(0, str(ROOT))
 
-from bench.run import sqlite_club  # noqa: E402
+from bench.run import Built, postgres_club, sqlite_club  # noqa: E402
 from scorekeeper.app import create_app  # noqa: E402
+from scorekeeper.config import normalise_db_url  # noqa: E402
 from scorekeeper.extensions import db  # noqa: E402
 
 REQUESTS = {
@@ -173,6 +176,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--sizes", default="1000,10000", help="two club sizes, small,large")
     parser.add_argument("--repeat", type=int, default=5, help="timed rounds at each size")
     parser.add_argument("--memory", action="store_true", help="peak allocations (tracemalloc)")
+    parser.add_argument("--database-url", help="a PostgreSQL server's URL (default: SQLite)")
     parser.add_argument("--profile", type=int, help="profile one matches CSV at this size")
     parser.add_argument("--top", type=int, default=25, help="functions the profile shows")
     parser.add_argument("--cache-dir", type=Path, help="where built clubs are kept")
@@ -192,13 +196,21 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _arguments(argv)
     by_size: dict[int, dict[str, Any]] = {}
+    url = normalise_db_url(args.database_url) if args.database_url else None
     with tempfile.TemporaryDirectory() as work:
         for size in args.sizes if args.profile is None else [args.profile]:
-            built = sqlite_club(size, Path(work), args.cache_dir)
-            if args.profile is not None:
-                profile(built.uri, built.history.club_id, args.top)
-                return 0
-            by_size[size] = measure(built.uri, built.history.club_id, args.repeat, args.memory)
+            built: Built = (
+                postgres_club(size, url, args.cache_dir)
+                if url
+                else sqlite_club(size, Path(work), args.cache_dir)
+            )
+            try:
+                if args.profile is not None:
+                    profile(built.uri, built.history.club_id, args.top)
+                    return 0
+                by_size[size] = measure(built.uri, built.history.club_id, args.repeat, args.memory)
+            finally:
+                built.drop()
     print(f"{args.sizes[0]} vs {args.sizes[1]} finished matches, median of {args.repeat}\n")
     print_table(args.sizes, by_size)
     print(json.dumps({str(size): figures for size, figures in by_size.items()}))

@@ -299,6 +299,20 @@ def test_a_failure_while_streaming_is_logged_and_ends_the_download(
     assert_connections_returned(app)
 
 
+def test_a_failure_before_the_first_byte_is_the_view_s_an_error_page(
+    client, app, history, monkeypatch
+):
+    @contextmanager
+    def unreachable() -> Iterator[Any]:
+        raise RuntimeError("the database is not there")
+        yield
+
+    monkeypatch.setattr(exports.data_export, "snapshot", unreachable)
+    with pytest.raises(RuntimeError, match="not there"):  # raised by the view: no 200 sent
+        client.get(url(history), buffered=False)
+    assert_connections_returned(app)
+
+
 def test_a_download_left_unread_gives_its_connection_back(client, app, history):
     response = client.get(url(history), buffered=False)
     assert next(iter(response.iter_encoded())) == "\ufeff".encode()
