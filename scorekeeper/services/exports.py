@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import Any
 
 from flask import Response, current_app, stream_with_context
@@ -51,7 +51,7 @@ def csv_response(rows: Iterable[Sequence[Any]], filename: str) -> Response:
     return response
 
 
-def csv_stream(chunks: Iterator[str], filename: str) -> Response:
+def csv_stream(chunks: Generator[str, None, None], filename: str) -> Response:
     """A download of CSV text sent as it is made (``history_csv``): the same headers as
     ``csv_response``, without a length.
 
@@ -162,7 +162,7 @@ FETCH_ROWS = 1000
 BLOCKS = ("books", "melded", "left")
 
 
-def history_csv(club_id: int, season_id: int | None) -> Iterator[str]:
+def history_csv(club_id: int, season_id: int | None) -> Generator[str, None, None]:
     """The club's history as CSV text, a chunk at a time: a row per side per deal, with who
     played, every entered count and the scored breakdown. Stream it (``csv_stream``).
 
@@ -196,7 +196,7 @@ def history_csv(club_id: int, season_id: int | None) -> Iterator[str]:
             connection.execute(_scoped(_PLAYERS, club_id, season_id), execution_options=_STREAM)
         )
         counts = _counts(books, melded_keys, left_keys)
-        current, first, labels = None, ["", ""], {}
+        current, first, labels = None, ["", ""], dict[int, str]()
         for written, (match_id, number, position, entry, *scores) in enumerate(found, 1):
             if match_id != current:  # the next match of both queries' order
                 current = match_id
@@ -334,7 +334,7 @@ def _used_keys(connection: Connection, club_id: int, season_id: int | None) -> d
     return used
 
 
-def _keys(blocks: Iterable[dict[str, int]]) -> list[str]:
+def _keys(blocks: Iterable[Iterable[str]]) -> list[str]:
     """The count keys used in any entry, in card order (ranges after, as written)."""
     used = {key for block in blocks for key in block}
     order = {key: i for i, key in enumerate(CARD_KEYS)}
