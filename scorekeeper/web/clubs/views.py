@@ -108,11 +108,12 @@ def standings_csv(club_id: str) -> Response:
 @bp.get("/c/<club_id>/matches.csv")
 @authz.club("read")
 def matches_csv(club_id: str) -> Response:
-    """Every deal of the club's matches: a row per side per deal, entries and scores."""
+    """Every deal of the club's matches: a row per side per deal, entries and scores,
+    streamed as it is read (a club's whole history is tens of thousands of rows)."""
     club = club_or_404(club_id)
     season = season_of_request(club)
-    rows = exports.history_rows(club.id, season.id if season else None)
-    return exports.csv_response(rows, f"matches-{club.public_id}.csv")
+    chunks = exports.history_csv(club.id, season.id if season else None)
+    return exports.csv_stream(chunks, f"matches-{club.public_id}.csv")
 
 
 @bp.get("/c/<club_id>/settings")
