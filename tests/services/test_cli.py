@@ -211,3 +211,15 @@ def test_migrate_says_which_migration_the_database_is_at(
     again = capsys.readouterr()
     assert again.out == out
     assert "alembic" not in again.err  # nor the log lines of a migration
+
+
+@pytest.mark.parametrize("workers", ["0", "65", "two"])
+def test_serve_refuses_a_number_of_processes_that_is_not_one(
+    capsys: pytest.CaptureFixture[str], workers: str
+) -> None:
+    with pytest.raises(SystemExit) as done:
+        cli.main(["serve", "--workers", workers])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --workers: " in err and "Traceback" not in err
+    assert "is not from 1 to 64" in err or "is not a whole number" in err
