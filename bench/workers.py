@@ -78,13 +78,32 @@ def app_server(workers: int, built: run.Built, args: argparse.Namespace, log: Pa
     return server
 
 
-def measure(port: int, request: run.Request, args: argparse.Namespace) -> dict[str, Any]:
-    """Warm every process up, then one measurement: its load, and the load average
-    before it."""
-    run.hammer(port, lambda: request, args.connections, args.warm)
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process and every process under it (Linux: 0.0
+    elsewhere); serve's own share is nearly nothing, its server processes' is the work."""
+    tree, total = [pid], 0.0
+    while tree:
+        one = tree.pop()
+        try:
+            fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+            children = Path(f"/proc/{one}/task/{one}/children").read_text().split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        tree += [int(child) for child in children]
+    return total
+
+
+def measure(server: Server, request: run.Request, args: argparse.Namespace) -> dict[str, Any]:
+    """Warm every process up, then one measurement: its load, the load average before it
+    and the CPU seconds the server's processes used meanwhile."""
+    run.hammer(server.port, lambda: request, args.connections, args.warm)
     load_average = round(os.getloadavg()[0], 2)
-    load = run.hammer(port, lambda: request, args.connections, args.seconds)
-    return {"load": load, "load_average": load_average}
+    assert server.process is not None
+    cpu = cpu_seconds(server.process.pid)
+    load = run.hammer(server.port, lambda: request, args.connections, args.seconds)
+    cpu = cpu_seconds(server.process.pid) - cpu
+    return {"load": load, "load_average": load_average, "cpu": cpu}
 
 
 def one_round(
@@ -93,7 +112,7 @@ def one_round(
     """The floor and every page, served by ``workers`` processes."""
     found: dict[str, dict[str, Any]] = {}
     with serving(floor_server(workers, args.threads, log / f"floor-{workers}.log")) as floor:
-        found[run.FLOOR] = measure(floor.port, ("GET", "/", None, {}), args)
+        found[run.FLOOR] = measure(floor, ("GET", "/", None, {}), args)
     with serving(app_server(workers, built, args, log / f"server-{workers}.log")) as server:
         member = Member(server.port, Traffic(100), prepared.username, prepared.password)
         member.log_in()
@@ -101,7 +120,7 @@ def one_round(
         cookie = "; ".join(f"{k}={v}" for k, v in member.cookies.items())
         for key in READS:
             headers = {"Cookie": cookie} if key == "match_form" else {}
-            found[key] = measure(server.port, ("GET", prepared.paths[key], None, headers), args)
+            found[key] = measure(server, ("GET", prepared.paths[key], None, headers), args)
     return found
 
 
@@ -113,10 +132,14 @@ def combined(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
         total.latencies += one["load"].latencies
         total.failures.update(one["load"].failures)
         total.seconds += one["load"].seconds
+    cpu = sum(one["cpu"] for one in rounds)
     return {
         **total.figures(),
         "load_average": max(one["load_average"] for one in rounds),
         "rps_rounds": [one["load"].figures()["rps"] for one in rounds],
+        # the server's processes: CPU seconds a second (1.0: one core), requests a CPU second
+        "cores": round(cpu / total.seconds, 2) if total.seconds else 0.0,
+        "per_cpu_s": round(len(total.latencies) / cpu, 1) if cpu else 0.0,
     }
 
 
@@ -146,14 +169,17 @@ def print_tables(report: dict[str, Any]) -> None:
             f" × {report['rounds']} rounds)\n"
         )
         heads = " | ".join(
-            f"req/s, {n} proc. | p95 ms, {n} | load avg, {n}" for n in report["workers"]
+            f"req/s, {n} proc. | p95 ms | cores used | req per CPU s | load avg"
+            for n in report["workers"]
         )
         print(f"| request | {heads} | {last}/{first} |")
-        print("|---" * (2 + 3 * len(report["workers"])) + "|")
+        print("|---" * (2 + 5 * len(report["workers"])) + "|")
         for key in MEASURED:
             cells = " | ".join(
-                f"{r['by_workers'][str(n)][key]['rps']} | {r['by_workers'][str(n)][key]['p95_ms']}"
-                f" | {r['by_workers'][str(n)][key]['load_average']}"
+                " | ".join(
+                    str(r["by_workers"][str(n)][key][name])
+                    for name in ("rps", "p95_ms", "cores", "per_cpu_s", "load_average")
+                )
                 for n in report["workers"]
             )
             print(f"| {run.NAMES[key]} | {cells} | {r['ratio'][key]}x |")
