@@ -30,6 +30,7 @@ from .cli_commands import (
 from .cli_errors import guarded
 from .cli_help import fill, formatter
 from .cli_i18n import _
+from .keeper import MOST_WORKERS
 
 #: The examples in ``scorekeeper --help``: the command line and what it does.
 EXAMPLES = (
@@ -144,12 +145,14 @@ def build_parser() -> argparse.ArgumentParser:
         description=fill(
             _(
                 "Apply the database migrations, then serve the app with waitress (one"
-                " process, several threads) and print the addresses to open, with a QR code."
-                " Should the server process ever crash, it is started again at once."
+                " process of several threads, or several processes: --workers) and print the"
+                " addresses to open, with a QR code. Should a server process ever crash, it"
+                " is started again at once."
             )
         ),
         epilog=fill(
-            examples + "\n  scorekeeper serve\n  scorekeeper serve --host 127.0.0.1 --port 8080",
+            examples + "\n  scorekeeper serve\n  scorekeeper serve --host 127.0.0.1 --port 8080"
+            "\n  scorekeeper serve --workers 2 --host 127.0.0.1 --port 8001",
             _(
                 "Serving on every interface lets anyone on the network open the app and score"
                 " a casual match whose link they have; a club's matches change only by its"
@@ -164,6 +167,16 @@ def build_parser() -> argparse.ArgumentParser:
         type=_within(1, 256),
         default=8,
         help=_("requests served at once (default %(default)s)"),
+    )
+    run.add_argument(
+        "--workers",
+        type=_within(1, MOST_WORKERS),
+        default=1,
+        help=_(
+            "server processes, each serving --threads requests at once, 1 to %(most)s"
+            " (default %%(default)s; a club server on PostgreSQL: one per core)",
+            most=MOST_WORKERS,
+        ),
     )
     # the server process serve starts (and starts again after a crash): keeper.py
     run.add_argument("--listening-fd", type=int, default=None, help=argparse.SUPPRESS)

@@ -7,7 +7,6 @@ they understand is raised as ``CommandError``, told in one line.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any, TextIO
 
@@ -146,11 +145,19 @@ def migrated_app() -> Any:
 
 
 def serve(args: argparse.Namespace) -> int:
-    """Listen, apply migrations, announce the addresses, then serve with waitress in a
-    child process that is started again if it crashes (``keeper.py``)."""
+    """Listen, apply migrations, announce the addresses, then serve with waitress in
+    ``--workers`` child processes, each started again if it crashes (``keeper.py``)."""
     from . import keeper
     from .app import create_app
 
+    if args.workers > 1 and not keeper.CAN_KEEP:
+        raise CommandError(
+            _(
+                "--workers %(workers)s: several server processes need Linux, macOS or"
+                " another POSIX system; on this one, serve with one (leave --workers out)",
+                workers=args.workers,
+            )
+        )
     app = create_app()
     if args.listening_fd is not None:  # the child: serve on the socket its parent opened
         keeper.serve_on_inherited(app, args.listening_fd, args.threads)
@@ -165,12 +172,12 @@ def serve(args: argparse.Namespace) -> int:
         with app.app_context():
             from .extensions import db
 
-            db.engine.dispose()  # the child opens its own connections
-        if os.name != "posix":  # no inherited sockets: serve here, unkept
+            db.engine.dispose()  # each child opens its own connections
+        if not keeper.CAN_KEEP:  # no inherited sockets: serve here, unkept
             keeper.serve_on_inherited(app, sock.detach(), args.threads)
             return 0
         try:
-            return keeper.keep_serving(sock, args.threads)
+            return keeper.keep_serving(sock, args.threads, workers=args.workers)
         except keeper.KeeperError as exc:
             raise CommandError(str(exc)) from exc
     finally:

@@ -1,24 +1,29 @@
-"""``scorekeeper serve`` keeps its server running: the server is a child process, started
-again at once if it ever dies of a crash (issue 9: a segmentation fault in a C extension
-must not end a club night).
+"""``scorekeeper serve`` keeps its server running: the server is a child process (or
+several, ``--workers``), started again at once if it ever dies of a crash (issue 9: a
+segmentation fault in a C extension must not end a club night).
 
 The parent binds the listening socket, applies the migrations and prints the addresses,
-then runs the server in a child process that inherits the socket (``--listening-fd``), so
-connections that arrive while a child is being replaced wait in the socket's queue
-instead of being refused. Every deal the server acknowledged was committed before the
-answer left, so a restart loses nothing; a phone that sent a deal just as the server died
-sends it again with the same submission key, which stores it once.
+then runs the server in child processes that inherit the socket (``--listening-fd``) and
+all accept connections from it, so connections that arrive while a child is being
+replaced wait in the socket's queue, or go to another child, instead of being refused.
+Each child is a fresh Python that opens its own database connections (the parent closes
+its own before starting them). Every deal the server acknowledged was committed before
+the answer left, so a restart loses nothing; a phone that sent a deal just as the server
+died sends it again with the same submission key, which stores it once.
 
-The child runs with Python's fault handler on, so a crash leaves its traceback in the
-log, and it ends itself when its parent is gone (killed with ``kill -9``, say), so it never
-holds the port on its own. The parent stops when the child stops normally (Ctrl+C, or a
-``SIGTERM`` passed on to it), and gives up, saying why, when the child keeps dying
-within seconds of starting (a broken installation rather than a rare crash).
+A child runs with Python's fault handler on, so a crash leaves its traceback in the log,
+and it ends itself when its parent is gone (killed with ``kill -9``, say), so it never
+holds the port on its own. The parent stops, and stops the other children, when one child
+stops normally (Ctrl+C, or a ``SIGTERM`` passed on to every child), and gives up, saying
+why, when the children keep dying within seconds of starting (a broken installation
+rather than a rare crash).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
 import signal
 import socket
 import subprocess
@@ -26,6 +31,7 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Iterable
 from typing import Any, TextIO
 
 from .cli_i18n import _
@@ -34,8 +40,12 @@ from .cli_i18n import _
 CRASHES = {signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT, signal.SIGILL, signal.SIGFPE}
 #: A signal nobody sent through this parent (an out-of-memory kill, a stray kill -9).
 CRASHES |= {signal.SIGKILL}
-#: This many deaths within ``WINDOW`` seconds of each other: give up.
+#: This many deaths per child process within ``WINDOW`` seconds of each other: give up.
 TOO_MANY = 5
+#: The most child processes ``serve --workers`` starts.
+MOST_WORKERS = 64
+#: Whether children can inherit the listening socket (not on Windows).
+CAN_KEEP = os.name == "posix"
 WINDOW = 60.0
 #: How often the child checks that its parent is still there.
 ORPHAN_CHECK = 0.5
@@ -75,43 +85,61 @@ def worker_command(fd: int, threads: int) -> list[str]:
     ]
 
 
-def keep_serving(sock: socket.socket, threads: int, err: TextIO | None = None) -> int:
-    """Run the server in a child process on ``sock`` and start it again whenever it
-    crashes; return the child's exit status once it stops on its own."""
+def keep_serving(
+    sock: socket.socket, threads: int, err: TextIO | None = None, workers: int = 1
+) -> int:
+    """Run the server in ``workers`` child processes that all accept connections on
+    ``sock``, and start each again whenever it crashes; return the exit status of the
+    first one that stops on its own (the others are stopped then)."""
     stream = err or sys.stderr
     env = {**os.environ, "PYTHONFAULTHANDLER": "1"}
-    deaths: deque[float] = deque(maxlen=TOO_MANY)
+    # The same rate of deaths per process as with one: a broken installation kills every
+    # process at once and is given up as soon, a rare crash is not.
+    deaths: deque[float] = deque(maxlen=TOO_MANY * workers)
     stopping = threading.Event()
-    child: subprocess.Popen[bytes] | None = None
+    children: dict[int, subprocess.Popen[bytes]] = {}  # slot -> its current process
+    started: dict[int, float] = {}
+    ended: queue.Queue[int] = queue.Queue()  # the slots whose process has ended
+
+    def start(slot: int) -> None:
+        child = subprocess.Popen(
+            worker_command(sock.fileno(), threads), env=env, pass_fds=(sock.fileno(),)
+        )
+        children[slot], started[slot] = child, time.monotonic()
+
+        def reap() -> None:
+            child.wait()
+            ended.put(slot)
+
+        threading.Thread(target=reap, name=f"server-{slot}", daemon=True).start()
 
     def pass_on(signum: int, _frame: Any) -> None:
         stopping.set()
-        if child is not None and child.poll() is None:
-            child.send_signal(signum)
+        _signal_all(children.values(), signum)
 
     previous = signal.signal(signal.SIGTERM, pass_on)
     try:
+        for slot in range(workers):
+            start(slot)
         while True:
-            started = time.monotonic()
-            child = subprocess.Popen(
-                worker_command(sock.fileno(), threads), env=env, pass_fds=(sock.fileno(),)
-            )
             try:
-                code = child.wait()
-            except KeyboardInterrupt:  # Ctrl+C reached the child too: let it finish
+                slot = ended.get()
+            except KeyboardInterrupt:  # Ctrl+C reached the children too: let them finish
                 stopping.set()
-                code = _wait_after_interrupt(child)
+                _end_all(children.values(), patience=2.0)
+                return _status(next(iter(children.values())).wait())
+            code = children[slot].wait()
             if stopping.is_set() or code >= 0 or -code not in CRASHES:
-                return code if code >= 0 else 128 - code
+                return _status(code)  # the others are stopped below
             now = time.monotonic()
             deaths.append(now)
             name = signal.Signals(-code).name
-            if len(deaths) == TOO_MANY and now - deaths[0] < WINDOW:
+            if len(deaths) == deaths.maxlen and now - deaths[0] < WINDOW:
                 raise KeeperError(
                     _(
                         "the server stopped %(times)s times within %(seconds)s seconds"
                         " (last by %(signal)s); see the messages above",
-                        times=TOO_MANY,
+                        times=len(deaths),
                         seconds=f"{WINDOW:.0f}",
                         signal=name,
                     )
@@ -122,24 +150,41 @@ def keep_serving(sock: socket.socket, threads: int, err: TextIO | None = None) -
                     "the server stopped (%(signal)s, after %(seconds)s s); it is started"
                     " again. Deals already saved are kept.",
                     signal=name,
-                    seconds=f"{now - started:.0f}",
+                    seconds=f"{now - started[slot]:.0f}",
                 ),
                 file=stream,
                 flush=True,
             )
+            start(slot)
     finally:
         signal.signal(signal.SIGTERM, previous)
+        _end_all(children.values(), patience=0.0)  # none is left running on its own
 
 
-def _wait_after_interrupt(child: subprocess.Popen[bytes]) -> int:
-    """Ctrl+C in a terminal reaches the child too; an interrupt sent to this process alone
-    does not: the child gets a moment, then SIGTERM, then SIGKILL."""
-    for then in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            return child.wait(timeout=2 if then == signal.SIGTERM else 10)
-        except subprocess.TimeoutExpired:
-            child.send_signal(then)
-    return child.wait()
+def _status(code: int) -> int:
+    """A child's exit status as a shell tells it (128 + the signal that ended it)."""
+    return code if code >= 0 else 128 - code
+
+
+def _signal_all(children: Iterable[subprocess.Popen[bytes]], signum: int) -> None:
+    for child in list(children):
+        if child.poll() is None:
+            child.send_signal(signum)
+
+
+def _end_all(children: Iterable[subprocess.Popen[bytes]], patience: float) -> None:
+    """The children still running get ``patience`` seconds to end (Ctrl+C in a terminal
+    reaches them too; an interrupt sent to this process alone does not), then SIGTERM and
+    10 seconds, then SIGKILL."""
+    running = [child for child in children if child.poll() is None]
+    for wait, then in ((patience, signal.SIGTERM), (10.0, signal.SIGKILL)):
+        deadline = time.monotonic() + wait
+        for child in running:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                child.wait(timeout=max(0.0, deadline - time.monotonic()))
+        _signal_all(running, then)
+    for child in running:
+        child.wait()
 
 
 def serve_on_inherited(app: Any, fd: int, threads: int) -> None:

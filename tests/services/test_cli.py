@@ -237,3 +237,15 @@ def test_ratings_brings_every_club_marked_as_updating_up_to_date(
     assert capsys.readouterr().out == "Ratings brought up to date: 1 match rated again.\n"
     with migrated_app().app_context():
         assert ratings.stale_clubs() == []
+
+
+@pytest.mark.parametrize("workers", ["0", "65", "two"])
+def test_serve_refuses_a_number_of_processes_that_is_not_one(
+    capsys: pytest.CaptureFixture[str], workers: str
+) -> None:
+    with pytest.raises(SystemExit) as done:
+        cli.main(["serve", "--workers", workers])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --workers: " in err and "Traceback" not in err
+    assert "is not from 1 to 64" in err or "is not a whole number" in err

@@ -610,3 +610,13 @@ def test_the_flask_club_owner_command_speaks_the_environments_language(
         result = runner.invoke(args=["club-owner", "Old club", "nobody"])
     assert result.exit_code != 0
     assert "Нет аккаунта с именем 'nobody'" in result.output and "No account" not in result.output
+
+
+def test_several_processes_where_sockets_cannot_be_inherited_are_refused_in_the_language(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from scorekeeper import keeper
+
+    monkeypatch.setattr(keeper, "CAN_KEEP", False)  # as on Windows
+    err = refused_in("ru", ["serve", "--workers", "2"], monkeypatch, capsys)
+    assert "--workers 2: для нескольких процессов сервера нужен Linux" in err

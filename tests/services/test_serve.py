@@ -213,3 +213,106 @@ def test_a_server_process_that_ends_normally_ends_serve_with_its_status(
     )
     with keeper.listen("127.0.0.1", 0) as sock:
         assert keeper.keep_serving(sock, 1) == 3
+
+
+def _serving_children(parent: int, count: int, without: set[int] | None = None) -> list[int]:
+    """The parent's ``count`` server processes, none of them in ``without``, as soon as it
+    has them (within ``STARTUP`` seconds)."""
+    deadline = time.monotonic() + STARTUP
+    while time.monotonic() < deadline:
+        found = [pid for pid in _children(parent) if not _gone(pid)]
+        if len(found) == count and not set(found) & (without or set()):
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"serve did not have {count} server processes: {_children(parent)}")
+
+
+def _answered_without(url: str, frozen: int) -> int:
+    """The status of a request while the process ``frozen`` is stopped (``SIGSTOP``): a
+    frozen server process accepts nothing, so another one answers."""
+    os.kill(frozen, signal.SIGSTOP)
+    try:
+        return get(url)[0]
+    finally:
+        os.kill(frozen, signal.SIGCONT)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc (Linux)")
+def test_serve_workers_runs_processes_that_each_answer_and_replaces_a_killed_one(
+    env: dict[str, str], servers: list[Server]
+) -> None:
+    """Issue 17: ``serve --workers 2`` is two server processes accepting on the one socket.
+    Each answers on its own (the other one frozen); a kill -9 of one is replaced while the
+    other answers; SIGTERM to serve ends them all."""
+    port = free_port()
+    argv = [sys.executable, "-m", "scorekeeper.cli", "serve", "--host", "127.0.0.1"]
+    server = Server([*argv, "--port", str(port), "--workers", "2", "--threads", "2"], env)
+    servers.append(server)
+    url = server.wait_for(r"running on this computer only: (http://\S+)").group(1)
+    serve = server.process.pid
+    first, second = _serving_children(serve, 2)
+    assert _answered_without(url, first) == 200  # the second one answered
+    assert _answered_without(url, second) == 200  # the first one answered
+
+    os.kill(serve, signal.SIGSTOP)  # serve cannot start a new process meanwhile
+    try:
+        os.kill(first, signal.SIGKILL)
+        while not _gone(first):
+            time.sleep(0.05)
+        assert get(url)[0] == 200  # the second one answers alone
+    finally:
+        os.kill(serve, signal.SIGCONT)
+    server.wait_for(r"the server stopped \(SIGKILL, after \d+ s\); it is started again")
+    now = _serving_children(serve, 2, without={first})
+    assert second in now  # the other one went on
+    (new,) = set(now) - {second}
+    assert _answered_without(url, second) == 200  # the new one answers
+    assert _answered_without(url, new) == 200  # and so does the one that went on
+
+    server.process.send_signal(signal.SIGTERM)  # passed on to both
+    assert server.process.wait(timeout=60) == 128 + signal.SIGTERM
+    deadline = time.monotonic() + 10
+    while not (_gone(second) and _gone(new)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _gone(second) and _gone(new)
+
+
+def test_several_processes_that_keep_crashing_at_once_are_given_up_at_the_same_rate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Five deaths per process within a minute: with two, the tenth gives up (and leaves
+    no process running)."""
+    from scorekeeper import keeper
+
+    crash = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"]
+    monkeypatch.setattr(keeper, "worker_command", lambda fd, threads: crash)
+    said = io.StringIO()
+    too_many = pytest.raises(keeper.KeeperError, match="stopped 10 times within 60 seconds")
+    with keeper.listen("127.0.0.1", 0) as sock, too_many:
+        keeper.keep_serving(sock, 1, err=said, workers=2)
+    assert said.getvalue().count("it is started again") == 9
+
+
+def test_one_of_several_processes_ending_normally_ends_serve_and_the_others(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """One process ends with status 3; the other, which would run for a minute, is stopped,
+    and serve ends with the first one's status."""
+    from scorekeeper import keeper
+
+    first, other = tmp_path / "first", tmp_path / "other"
+    script = (
+        "import os, sys, time\n"
+        "try:\n"
+        f"    os.close(os.open({str(first)!r}, os.O_CREAT | os.O_EXCL))\n"
+        "except FileExistsError:\n"
+        f"    open({str(other)!r}, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(60)\n"
+        "raise SystemExit(3)\n"
+    )
+    command = [sys.executable, "-c", script]
+    monkeypatch.setattr(keeper, "worker_command", lambda fd, threads: command)
+    with keeper.listen("127.0.0.1", 0) as sock:
+        assert keeper.keep_serving(sock, 1, workers=2) == 3
+    if other.exists() and other.read_text():  # it had started when the first one ended
+        assert _gone(int(other.read_text()))

@@ -1,0 +1,304 @@
+"""Read throughput with one and with several server processes (issue 17, ``serve --workers``).
+
+    python bench/workers.py [--sizes 1000] [--database-url URL] [--workers 1,2]
+                            [--seconds 10] [--warm 2] [--rounds 2] [--connections 16]
+                            [--threads 8] [--cache-dir DIR | --no-cache] [--quick]
+
+The club of each size comes from ``bench/run.py``'s cache (built once, each run on a
+copy). For each number of processes, ``scorekeeper serve --workers N --threads 8`` on
+loopback, and ``run.py``'s load generator (``--connections`` keep-alive connections, one
+thread each) sends the same GET for ``--seconds`` (after ``--warm`` unmeasured seconds,
+every process warmed up by then) to: the match page of a finished match, the match page
+being played as its scorer (with the deal form), the standings and the player page. The
+floor (``bench/floor.py``: a route that does nothing) is served the same way with as many
+processes, so its own ratio shows how far the machine lets a second process go (the load
+generator runs on the same cores).
+
+``--rounds 2`` measures in the order 1, 2, 2, 1 processes (ABBA: a drift of the machine's
+load during the run falls on both alike) and adds up the requests of the rounds. Each
+measurement records the load average before it.
+
+The last line is one line of JSON: requests per second of every page and the floor with
+each number of processes, the ratio of the most processes to one, and the target (issue
+17: with 2 processes on PostgreSQL at least 1.6x one's). Exits 0 when every request was
+answered 200, 1 otherwise; with ``--strict``, 3 when the target is not met.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: make ``bench`` importable
+    sys.path.insert(0, str(ROOT))
+
+from bench import run  # noqa: E402
+from bench.soak_client import Member, Traffic  # noqa: E402
+from bench.soak_server import SERVE, Server, free_port  # noqa: E402
+from scorekeeper.config import normalise_db_url  # noqa: E402
+
+#: The pages measured (``run.GETS``'s keys) and the floor.
+READS = ("match_finished", "match_form", "standings", "player")
+MEASURED = (run.FLOOR, *READS)
+#: Issue 17: with 2 processes on PostgreSQL, read throughput at least this times one's.
+MIN_RATIO = 1.6
+
+
+@contextmanager
+def serving(server: Server) -> Iterator[Server]:
+    with run.serving(server):
+        yield server
+
+
+def floor_server(workers: int, threads: int, log: Path) -> Server:
+    floor = run.FloorServer(free_port(), dict(os.environ), log, threads)
+    floor.command = (*run.FloorServer.command, "--workers", str(workers))
+    return floor
+
+
+def app_server(workers: int, built: run.Built, args: argparse.Namespace, log: Path) -> Server:
+    env = {
+        **os.environ,
+        "DATABASE_URL": built.uri,
+        "SCOREKEEPER_SECRET_KEY": args.secret,
+        "PYTHONFAULTHANDLER": "1",
+    }
+    server = Server(free_port(), env, log, args.threads)
+    server.command = (*SERVE, "--workers", str(workers))
+    return server
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process and every process under it (Linux: 0.0
+    elsewhere); serve's own share is nearly nothing, its server processes' is the work."""
+    tree, total = [pid], 0.0
+    while tree:
+        one = tree.pop()
+        try:
+            fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+            children = Path(f"/proc/{one}/task/{one}/children").read_text().split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        tree += [int(child) for child in children]
+    return total
+
+
+def measure(server: Server, request: run.Request, args: argparse.Namespace) -> dict[str, Any]:
+    """Warm every process up, then one measurement: its load, the load average before it
+    and the CPU seconds the server's processes used meanwhile."""
+    run.hammer(server.port, lambda: request, args.connections, args.warm)
+    load_average = round(os.getloadavg()[0], 2)
+    assert server.process is not None
+    cpu = cpu_seconds(server.process.pid)
+    load = run.hammer(server.port, lambda: request, args.connections, args.seconds)
+    cpu = cpu_seconds(server.process.pid) - cpu
+    return {"load": load, "load_average": load_average, "cpu": cpu}
+
+
+def one_round(
+    workers: int, built: run.Built, prepared: run.Prepared, args: argparse.Namespace, log: Path
+) -> dict[str, dict[str, Any]]:
+    """The floor and every page, served by ``workers`` processes."""
+    found: dict[str, dict[str, Any]] = {}
+    with serving(floor_server(workers, args.threads, log / f"floor-{workers}.log")) as floor:
+        found[run.FLOOR] = measure(floor, ("GET", "/", None, {}), args)
+    with serving(app_server(workers, built, args, log / f"server-{workers}.log")) as server:
+        member = Member(server.port, Traffic(100), prepared.username, prepared.password)
+        member.log_in()
+        member.close()
+        cookie = "; ".join(f"{k}={v}" for k, v in member.cookies.items())
+        for key in READS:
+            headers = {"Cookie": cookie} if key == "match_form" else {}
+            found[key] = measure(server, ("GET", prepared.paths[key], None, headers), args)
+    return found
+
+
+def combined(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
+    """One measurement's figures over its rounds: requests over seconds, percentiles of
+    every latency, the highest load average seen."""
+    total = run.Load()
+    for one in rounds:
+        total.latencies += one["load"].latencies
+        total.failures.update(one["load"].failures)
+        total.seconds += one["load"].seconds
+    cpu = sum(one["cpu"] for one in rounds)
+    return {
+        **total.figures(),
+        "load_average": max(one["load_average"] for one in rounds),
+        "rps_rounds": [one["load"].figures()["rps"] for one in rounds],
+        # the server's processes: CPU seconds a second (1.0: one core), requests a CPU second
+        "cores": round(cpu / total.seconds, 2) if total.seconds else 0.0,
+        "per_cpu_s": round(len(total.latencies) / cpu, 1) if cpu else 0.0,
+    }
+
+
+def size_report(
+    built: run.Built, prepared: run.Prepared, args: argparse.Namespace, log: Path
+) -> dict[str, Any]:
+    order = [n for r in range(args.rounds) for n in (args.workers[:: 1 if r % 2 == 0 else -1])]
+    seen: dict[int, dict[str, list[dict[str, Any]]]] = {
+        n: {key: [] for key in MEASURED} for n in args.workers
+    }
+    for workers in order:
+        print(f"  {workers} process(es)…", file=sys.stderr, flush=True)
+        for key, figures in one_round(workers, built, prepared, args, log).items():
+            seen[workers][key].append(figures)
+    by_workers = {str(n): {key: combined(seen[n][key]) for key in MEASURED} for n in args.workers}
+    one, most = by_workers[str(args.workers[0])], by_workers[str(args.workers[-1])]
+    ratios = {key: run.ratio(most[key]["rps"], one[key]["rps"]) for key in MEASURED}
+    return {"by_workers": by_workers, "ratio": ratios}
+
+
+def print_tables(report: dict[str, Any]) -> None:
+    first, last = report["workers"][0], report["workers"][-1]
+    for size, r in report["by_size"].items():
+        print(
+            f"\n{size} finished matches ({report['database']}, {report['connections']}"
+            f" connections, {report['threads']} threads a process, {report['seconds']:g} s"
+            f" × {report['rounds']} rounds)\n"
+        )
+        heads = " | ".join(
+            f"req/s, {n} proc. | p95 ms | cores used | req per CPU s | load avg"
+            for n in report["workers"]
+        )
+        print(f"| request | {heads} | {last}/{first} |")
+        print("|---" * (2 + 5 * len(report["workers"])) + "|")
+        for key in MEASURED:
+            cells = " | ".join(
+                " | ".join(
+                    str(r["by_workers"][str(n)][key][name])
+                    for name in ("rps", "p95_ms", "cores", "per_cpu_s", "load_average")
+                )
+                for n in report["workers"]
+            )
+            print(f"| {run.NAMES[key]} | {cells} | {r['ratio'][key]}x |")
+    print("\nTarget\n")
+    if not report["targets"]:
+        print(f"- with 2 processes on PostgreSQL, at least {MIN_RATIO}x one's: not measured here")
+    for name, check in report["targets"].items():
+        word = "met" if check["met"] else "NOT MET"
+        print(f"- {name}: {check['value']} (target {check['how']} {check['limit']}): {word}")
+
+
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", help="finished matches of each club (default 1000)")
+    parser.add_argument(
+        "--database-url", help="PostgreSQL: the server and the name its databases start with"
+    )
+    parser.add_argument("--workers", help="numbers of processes to compare (default 1,2)")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 20 matches, 1 s")
+    parser.add_argument("--seconds", type=float, help="per measurement (default 10)")
+    parser.add_argument("--warm", type=float, help="unmeasured seconds before each (2)")
+    parser.add_argument("--rounds", type=int, help="rounds, in ABBA order (default 2)")
+    parser.add_argument("--connections", type=int, default=16, help="load connections (16)")
+    parser.add_argument("--threads", type=int, default=8, help="waitress threads (8)")
+    parser.add_argument("--cache-dir", type=Path, help="where built clubs are kept")
+    parser.add_argument("--no-cache", action="store_true", help="build every club afresh")
+    parser.add_argument("--strict", action="store_true", help="exit 3 when the target is unmet")
+    args = parser.parse_args(argv)
+    try:
+        sizes = [int(s) for s in (args.sizes or ("20" if args.quick else "1000")).split(",")]
+        workers = [int(n) for n in (args.workers or "1,2").split(",")]
+    except ValueError:
+        parser.error("--sizes and --workers take numbers separated by commas, e.g. 1,2")
+    if min(sizes) < 1 or sizes != sorted(set(sizes)):
+        parser.error("--sizes must be increasing numbers of at least 1")
+    if len(workers) < 2 or min(workers) < 1 or workers != sorted(set(workers)):
+        parser.error("--workers must be at least two increasing numbers, e.g. 1,2")
+    args.sizes, args.workers = sizes, workers
+    args.seconds = args.seconds or (1.0 if args.quick else 10.0)
+    args.warm = args.warm if args.warm is not None else (0.5 if args.quick else 2.0)
+    args.rounds = args.rounds or (1 if args.quick else 2)
+    if args.seconds <= 0 or args.warm < 0 or args.rounds < 1:
+        parser.error("--seconds and --rounds must be positive, --warm not negative")
+    if args.connections < 1 or args.threads < 1:
+        parser.error("--connections and --threads must be positive")
+    if args.database_url and not args.database_url.startswith("postgres"):
+        parser.error("--database-url is for PostgreSQL; SQLite runs on temporary files")
+    if args.no_cache:
+        args.cache_dir = None
+    elif args.cache_dir is None:
+        home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        args.cache_dir = home / "scorekeeper-bench"
+    args.secret = os.urandom(16).hex()
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _arguments(argv)
+    url = normalise_db_url(args.database_url) if args.database_url else None
+    database = (url or "sqlite").split(":")[0].split("+")[0]
+    began = time.monotonic()
+    by_size: dict[str, Any] = {}
+    builds: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-workers-") as folder:
+        work = Path(folder)
+        for size in args.sizes:
+            print(f"club of {size}: building or reusing…", file=sys.stderr, flush=True)
+            if url:
+                built = run.postgres_club(size, url, args.cache_dir)
+            else:
+                built = run.sqlite_club(size, work, args.cache_dir)
+            builds[str(size)] = {"seconds": round(built.build_s, 1), "cached": built.cached}
+            try:
+                prepared = run.prepare(built.uri, built.history, 1, 1)
+                print(f"club of {size}: serving…", file=sys.stderr, flush=True)
+                by_size[str(size)] = size_report(built, prepared, args, work)
+            finally:
+                built.drop()
+    failures = {
+        f"{size} {n} {key}": figures["failures"]
+        for size, r in by_size.items()
+        for n, keys in r["by_workers"].items()
+        for key, figures in keys.items()
+        if figures["failures"]
+    }
+    checks: dict[str, Any] = {}
+    if database == "postgresql" and 1 in args.workers and 2 in args.workers:
+        for size, r in by_size.items():
+            two, one = r["by_workers"]["2"], r["by_workers"]["1"]
+            for key in READS:
+                value = run.ratio(two[key]["rps"], one[key]["rps"])
+                checks[f"{key} @{size}: 2 processes / 1"] = run._check(value, MIN_RATIO, ">=")
+    report = {
+        "database": database,
+        "sizes": args.sizes,
+        "workers": args.workers,
+        "connections": args.connections,
+        "threads": args.threads,
+        "seconds": args.seconds,
+        "warm": args.warm,
+        "rounds": args.rounds,
+        "date": date.today().isoformat(),
+        "cpus": os.cpu_count(),
+        "by_size": by_size,
+        "ratio": {size: r["ratio"] for size, r in by_size.items()},
+        "targets": checks,
+        "targets_met": all(c["met"] for c in checks.values()),
+        "failures": failures,
+        "builds": builds,
+        "run_seconds": round(time.monotonic() - began, 1),
+    }
+    print_tables(report)
+    if failures:
+        print(f"FAILED: {failures}", file=sys.stderr)
+    print(json.dumps(report))
+    if failures:
+        return 1
+    return 3 if args.strict and not report["targets_met"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
