@@ -24,7 +24,7 @@ from ..engine.standings import Line, Table, outcome_of, rank
 from ..extensions import db
 from ..models import Match as MatchRow
 from ..models import Player, SideResult
-from . import aggregates, locks, ratings, side_records
+from . import aggregates, locks, player_rows, ratings, side_records
 
 PENDING = "club_matches_changed"
 BOOK_COLUMNS = {"clean": "books_clean", "dirty": "books_dirty", "wild": "books_wild"}
@@ -53,16 +53,20 @@ def write_results(session: Session, row: MatchRow, game: Match) -> None:
     was_rated = bool(
         session.scalar(select(SideResult.id).where(SideResult.match_id == row.id).limit(1))
     )
+    # its records as they were, to take from its players' rivals and partners
+    old = player_rows.seated(session, row.id) if was_rated else []
     session.execute(delete(SideResult).where(SideResult.match_id == row.id))
     if not game.finished:
         if was_rated:
             aggregates.refresh(session, row.club_id, row.id, row.season_id)
+            player_rows.refresh(session, row.id, played_of(row), old, [])
             ratings.match_changed(row.club_id, row.id, played_of(row))
         return
     session.add_all(side_results(row, game))
     session.flush()
     appended = None if was_rated else played_of(row)  # just finished: added to the lines
     aggregates.refresh(session, row.club_id, row.id, row.season_id, appended)
+    player_rows.refresh(session, row.id, played_of(row), old, player_rows.seated(session, row.id))
     ratings.match_finished(row.club_id, row.id, played_of(row), was_rated)
 
 
