@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from flask_migrate import downgrade, upgrade
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 
 from scorekeeper.app import create_app
 from scorekeeper.engine import PRESETS, Side
@@ -344,6 +344,15 @@ def test_a_correction_of_the_oldest_match_reads_only_its_records_before_and_afte
 
     # reopened: its two records taken away; corrected and finished again: put back
     assert records_read_by_player_rows(monkeypatch, correct_first) == [[2, 2], [2, 2]]
+
+
+def test_a_deleted_club_leaves_no_seat_nor_tally_behind(ctx):
+    club = clubs.create_club("Tuesday")
+    play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300))
+    assert db.session.scalar(select(func.count()).select_from(RivalTally)) == 4 * 3
+    clubs.delete_club(club)
+    for model in (SeatResult, RivalTally):
+        assert db.session.scalar(select(func.count()).select_from(model)) == 0
 
 
 def test_the_player_page_s_reads_use_their_indexes_without_sorting_the_history(ctx):
