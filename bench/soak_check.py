@@ -8,7 +8,8 @@ Run with the server stopped, in an app context on the soak's database:
   numbers); no deal the phones never sent; deal numbers 1..n with no gap.
 - ``totals``: each match's stored totals, deal scores, status and winner equal the engine's
   replay of its stored entries.
-- ``standings``: the club result rows, standing lines and ratings equal a rebuild through
+- ``standings``: the club result rows, standing lines, the player page's rows (seats and
+  rival tallies) and ratings equal a rebuild through
   the services from the deals, made in a transaction that is rolled back.
 - ``integrity``: SQLite's ``PRAGMA integrity_check`` and ``foreign_key_check``; on
   PostgreSQL, queries that every row's parents and children are there.
@@ -30,9 +31,18 @@ from scorekeeper.engine import RuleSet
 from scorekeeper.engine.entries import read_side
 from scorekeeper.engine.errors import EngineError, Problems
 from scorekeeper.extensions import db
-from scorekeeper.models import Deal, MatchSide, Player, RatingPoint, SideResult, StandingLine
+from scorekeeper.models import (
+    Deal,
+    MatchSide,
+    Player,
+    RatingPoint,
+    RivalTally,
+    SeatResult,
+    SideResult,
+    StandingLine,
+)
 from scorekeeper.models import Match as MatchRow
-from scorekeeper.services import aggregates, ratings, standings
+from scorekeeper.services import aggregates, player_rows, ratings, standings
 from scorekeeper.services.match_reads import game_of
 
 
@@ -164,6 +174,16 @@ def _snapshot() -> dict[str, dict[Any, tuple[Any, ...]]]:
             (r.club_id, r.scope, r.kind, r.members): tuple(getattr(r, c) for c in line_cols)
             for r in db.session.scalars(select(StandingLine))
         },
+        "player page rows": {
+            **{
+                ("seat", r.player_id, r.scope, r.match_id): (r.played_on, r.points_for)
+                for r in db.session.scalars(select(SeatResult))
+            },
+            **{
+                ("rival", r.player_id, r.scope, r.relation, r.other_id): (r.wins, r.draws, r.losses)
+                for r in db.session.scalars(select(RivalTally))
+            },
+        },
         "ratings": {
             p.id: (_round(p.rating_mu), _round(p.rating_sigma))
             for p in db.session.scalars(select(Player))
@@ -196,11 +216,13 @@ def _standings(rows: list[MatchRow], findings: Findings) -> None:
             mock.patch.object(ratings, "match_finished", skip),
             mock.patch.object(ratings, "recompute", skip),
             mock.patch.object(aggregates, "refresh", skip),
+            mock.patch.object(player_rows, "refresh", skip),
         ):
             for row in club_rows:
                 standings.write_results(db.session, row, game_of(row))
         for club_id in sorted({row.club_id for row in club_rows if row.club_id}):
             aggregates.rebuild(db.session, club_id)
+            player_rows.rebuild(db.session, club_id)
             ratings.recompute(club_id)
         db.session.flush()
         after = _snapshot()
@@ -213,7 +235,11 @@ def _standings(rows: list[MatchRow], findings: Findings) -> None:
             wrong_matches.add(side_match.get(side_id, f"side {side_id}"))
     for match in sorted(wrong_matches):
         findings.found("wrong_side_results", f"match {match}: result rows differ from its deals")
-    for kind, what in (("standing lines", "wrong_lines"), ("ratings", "wrong_ratings")):
+    for kind, what in (
+        ("standing lines", "wrong_lines"),
+        ("player page rows", "wrong_lines"),
+        ("ratings", "wrong_ratings"),
+    ):
         for key in sorted(before[kind].keys() | after[kind].keys(), key=str):
             if before[kind].get(key) != after[kind].get(key):
                 findings.found(

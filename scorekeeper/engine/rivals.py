@@ -6,6 +6,36 @@ from collections.abc import Sequence
 
 from .standings import Key, SideRecord, Tally, versus
 
+AGAINST, WITH = "against", "with"
+Meeting = tuple[Key, str, Key, str]  # (player, AGAINST or WITH, other player, outcome)
+
+
+def meetings(record: SideRecord) -> list[Meeting]:
+    """What one side's record adds to its players' rivals and partners: for each seated
+    player, one game against each player of the other sides (its points against theirs)
+    and one with each other player of the side (the side's outcome)."""
+    found: list[Meeting] = []
+    for seat, player in enumerate(record.players):
+        found.extend(
+            (player, WITH, mate, record.outcome)
+            for other_seat, mate in enumerate(record.players)
+            if other_seat != seat
+        )
+        for opponent in record.opponents:
+            outcome = versus(record.points_for, opponent.points)
+            found.extend((player, AGAINST, rival, outcome) for rival in opponent.players)
+    return found
+
+
+def pair_tallies(records: Sequence[SideRecord]) -> dict[tuple[Key, str, Key], Tally]:
+    """Every player's record against and with every other player, from the records."""
+    result: dict[tuple[Key, str, Key], Tally] = {}
+    for record in records:
+        for player, relation, other, outcome in meetings(record):
+            key = (player, relation, other)
+            result[key] = result.get(key, Tally()).add(outcome)
+    return result
+
 
 def head_to_head(records: Sequence[SideRecord], player: Key) -> dict[Key, Tally]:
     """The player's record against each opponent they met, in order of first meeting."""

@@ -2,7 +2,16 @@
 
 from .accounts import ROLES, Account, AccountSession, Invitation, Membership, PasswordReset
 from .audit import AuditEvent
-from .clubs import Club, Player, RatingPoint, Season, SideResult, StandingLine
+from .clubs import (
+    Club,
+    Player,
+    RatingPoint,
+    RivalTally,
+    Season,
+    SeatResult,
+    SideResult,
+    StandingLine,
+)
 from .matches import (
     Deal,
     DealSide,
@@ -33,8 +42,10 @@ __all__ = [
     "PasswordReset",
     "Player",
     "RatingPoint",
+    "RivalTally",
     "SavedRuleSet",
     "Season",
+    "SeatResult",
     "SideResult",
     "StandingLine",
     "is_public_id",

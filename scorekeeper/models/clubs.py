@@ -164,3 +164,47 @@ class StandingLine(Tallies, db.Model):  # type: ignore[name-defined,misc]
     losses: Mapped[int] = mapped_column(Integer)
     streak_outcome: Mapped[str] = mapped_column(String(5))  # "" when no game
     streak_length: Mapped[int] = mapped_column(Integer)
+
+
+class SeatResult(db.Model):  # type: ignore[name-defined,misc]
+    """A player's score in one finished club match, once all-time and once in its season.
+
+    The player page's best game and latest scores read these through their indexes (a
+    bounded read however many games the player has). Kept current by
+    ``services.player_rows`` beside the match's side results; ``scope`` as standing lines.
+    """
+
+    __tablename__ = "seat_results"
+    __table_args__ = (
+        Index("ix_seat_results_best", "player_id", "scope", "points_for", "played_on", "match_id"),
+        Index("ix_seat_results_latest", "player_id", "scope", "played_on", "match_id"),
+        Index("ix_seat_results_match", "match_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    scope: Mapped[int] = mapped_column(Integer)  # 0: all-time; else a season id
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
+    played_on: Mapped[date] = mapped_column(Date)
+    points_for: Mapped[int] = mapped_column(Integer)
+
+
+class RivalTally(db.Model):  # type: ignore[name-defined,misc]
+    """A player's record against another player, or with them as partner, in a scope.
+
+    ``relation`` is "against" (their sides met: each side's points against the other's)
+    or "with" (same side: the side's outcome). Kept current by ``services.player_rows`` in
+    the transaction of every changed club match, for the pairs of its players only.
+    """
+
+    __tablename__ = "rival_tallies"
+    __table_args__ = (UniqueConstraint("player_id", "scope", "relation", "other_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    scope: Mapped[int] = mapped_column(Integer)  # 0: all-time; else a season id
+    relation: Mapped[str] = mapped_column(String(7))  # "against" or "with"
+    other_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    wins: Mapped[int] = mapped_column(Integer)
+    draws: Mapped[int] = mapped_column(Integer)
+    losses: Mapped[int] = mapped_column(Integer)

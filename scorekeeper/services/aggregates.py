@@ -187,17 +187,19 @@ def replace_match(
     season_id: int | None,
     before: tuple[date, Sequence[SideRecord]],
     day: date,
+    now: Sequence[SideRecord],
 ) -> None:
     """Rewrite the lines of a match's players and partnerships after a change to a match
     they already counted (a correction, a reopening, a removal): its records before the
     change (``before``: its day and records) are taken out of their stored lines and its
-    records now are added, in its place. The streak is found from the games around it:
-    the ones after it up to the stored streak's length, and, when the run reaches back
-    past it, the ones before it until the run breaks. Bounded by the streaks, not by the
-    history; a line not stored as expected is summed again from its records.
+    records ``now`` (none when it is no longer finished) are put in, in its place. The
+    streak is found from the games around it: the ones after it up to the stored streak's
+    length, and, when the run reaches back past it, the ones before it until the run
+    breaks. Bounded by the streaks, not by the history; a line not stored as expected is
+    summed again from its records.
     """
     old_day, old = before
-    new = [record for _season, record in records_of(session.execute(_seats_of(match_id)))]
+    new = list(now)
     players = sorted({p for r in (*old, *new) for p in r.players})
     pairs = sorted({k for r in (*old, *new) for k in partnership_keys(r)}, key=repr)
     if old_day != day or not players:

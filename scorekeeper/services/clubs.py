@@ -17,7 +17,7 @@ from ..engine import PRESETS, Problem, RuleSet, Side
 from ..engine.errors import EngineError
 from ..extensions import db
 from ..models import Club, Match, MatchSide, Player, Season, is_public_id
-from . import aggregates, locks, matches, standings
+from . import aggregates, locks, matches, player_rows, standings
 
 
 class ClubError(EngineError):
@@ -187,6 +187,7 @@ def _reassign_seasons(club: Club) -> None:
         season = standings.season_of(result.played_on, club.seasons)
         result.season_id = season.id if season else None
     aggregates.rebuild(db.session, club.id)  # the season lines follow the new dates
+    player_rows.rebuild(db.session, club.id)
 
 
 def get_season(club: Club, public_id: str | None) -> Season | None:

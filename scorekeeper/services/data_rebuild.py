@@ -6,7 +6,8 @@ stored match), so an entry the app could not read back is refused with the match
 it belongs to, and fills in the derived columns (each deal side's score, each side's total,
 a match's progress and winner). ``rebuild_tables`` then writes the derived tables with the
 services that keep them current: side results (``standings.side_results``), standing
-lines (``aggregates.rebuild``) and ratings (``ratings.recompute``).
+lines (``aggregates.rebuild``), the player page's seats and rivals (``player_rows.rebuild``)
+and ratings (``ratings.recompute``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ..engine import Match, RuleSet, Side
 from ..engine.errors import EngineError, phrase
 from ..models import Match as MatchRow
 from ..models import RatingPoint, SideResult, StandingLine
-from . import aggregates, ratings, standings
+from . import aggregates, player_rows, ratings, standings
 from .data_tables import Refused
 from .match_reads import stored_entry
 
@@ -152,6 +153,7 @@ def rebuild_tables(session: Session, games: dict[int, Match]) -> dict[str, int]:
     session.flush()
     for club_id in sorted(clubs):
         aggregates.rebuild(session, club_id)
+        player_rows.rebuild(session, club_id)
         ratings.recompute(club_id)
     session.flush()
     return {

@@ -72,6 +72,8 @@ NOT_EXPORTED: dict[str, str] = {
 DERIVED: dict[str, str] = {
     "side_results": "services.standings.side_results",
     "standing_lines": "services.aggregates.rebuild",
+    "seat_results": "services.player_rows.rebuild",
+    "rival_tallies": "services.player_rows.rebuild",
     "rating_points": "services.ratings.recompute",
 }
 

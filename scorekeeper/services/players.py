@@ -1,9 +1,10 @@
 """A club player's page: record, averages, best game, rating and score over time, rivals.
 
-Nothing here reads the whole club: the record is the player's stored standing line, the
-rivals and partners are counted in SQL over the player's own sides, and the charts show
-the last ``CHART_POINTS`` games and rated matches, so the page stays the same size however
-long the history grows.
+Nothing here reads the whole club nor all the player's games: the record is the player's
+stored standing line, the rivals and partners their stored tallies, the best game and the
+scores chart an index's first rows (``services.player_rows`` keeps both current), and the
+charts show the last ``CHART_POINTS`` games and rated matches, so the page stays the same
+size and cost however long the history grows.
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from typing import Any
 
 from flask_babel import format_decimal
 from flask_babel import gettext as _
-from sqlalchemy import and_, bindparam, case, func, select
-from sqlalchemy.orm import aliased
+from sqlalchemy import bindparam, func, select
 
+from ..engine.rivals import AGAINST, WITH
 from ..engine.standings import Line, Tally
 from ..extensions import db
-from ..models import Club, Match, MatchPlayer, Player, RatingPoint, SideResult
+from ..models import Club, Match, Player, RatingPoint, RivalTally, SeatResult
 from . import aggregates, charts, ratings
 
 CHART_POINTS = 50  # the charts show the latest games; the table of numbers says so
@@ -59,65 +60,41 @@ def profile(club: Club, player: Player, season_id: int | None = None) -> dict[st
     }
 
 
-mine, my = aliased(MatchPlayer), aliased(SideResult)
-
-
-def _own_sides(seasonal: bool) -> Any:
-    """The player's finished sides (``my``), in the season or all-time.
-
-    The statements below are built once (``cache``) with bound parameters ``player`` and
-    ``season``: building a statement costs more than running it on a small history.
-    """
-    query = (
-        select()
-        .select_from(mine)
-        .join(my, my.side_id == mine.side_id)
-        .where(mine.player_id == bindparam("player"))
-    )
-    return query.where(my.season_id == bindparam("season")) if seasonal else query
-
-
 def _params(player_id: int, season_id: int | None) -> dict[str, Any]:
-    return {"player": player_id, "season": season_id}
-
-
-def _counts(win: Any, draw: Any, loss: Any) -> list[Any]:
-    return [func.sum(case((cond, 1), else_=0)) for cond in (win, draw, loss)]
+    return {"player": player_id, "scope": season_id or aggregates.ALL_TIME}
 
 
 def _by_name(rivals: list[Rival]) -> list[Rival]:
     return sorted(rivals, key=lambda r: (-r.tally.games, r.player.name.casefold()))
 
 
+@cache
+def _tallies(relation: str) -> Any:
+    """The player's stored records against (or with) each other player, in a scope.
+
+    The statements here are built once (``cache``) with bound parameters ``player`` and
+    ``scope``: building a statement costs more than running it on a small history.
+    """
+    return (
+        select(Player, RivalTally.wins, RivalTally.draws, RivalTally.losses)
+        .join(Player, Player.id == RivalTally.other_id)
+        .where(
+            RivalTally.player_id == bindparam("player"),
+            RivalTally.scope == bindparam("scope"),
+            RivalTally.relation == relation,
+        )
+    )
+
+
 def opponents(player_id: int, season_id: int | None) -> list[Rival]:
     """The player's record against each opponent met, most games first (one query)."""
-    rows = db.session.execute(_opponents(season_id is not None), _params(player_id, season_id))
+    rows = db.session.execute(_tallies(AGAINST), _params(player_id, season_id))
     return _by_name([Rival(p, Tally(w, d, lo)) for p, w, d, lo in rows])
-
-
-@cache
-def _opponents(seasonal: bool) -> Any:
-    their, rival = aliased(SideResult), aliased(MatchPlayer)
-    return (
-        _own_sides(seasonal)
-        .add_columns(
-            Player,
-            *_counts(
-                my.points_for > their.points_for,
-                my.points_for == their.points_for,
-                my.points_for < their.points_for,
-            ),
-        )
-        .join(their, and_(their.match_id == my.match_id, their.side_id != my.side_id))
-        .join(rival, rival.side_id == their.side_id)
-        .join(Player, Player.id == rival.player_id)
-        .group_by(Player.id)
-    )
 
 
 def partners(player_id: int, season_id: int | None, line: Line) -> list[Rival]:
     """For each partner: the record together, and apart (the rest of the player's line)."""
-    rows = db.session.execute(_partners(season_id is not None), _params(player_id, season_id))
+    rows = db.session.execute(_tallies(WITH), _params(player_id, season_id))
     total = line.tally
     found = []
     for person, wins, draws, losses in rows:
@@ -127,43 +104,36 @@ def partners(player_id: int, season_id: int | None, line: Line) -> list[Rival]:
     return _by_name(found)
 
 
-@cache
-def _partners(seasonal: bool) -> Any:
-    mate = aliased(MatchPlayer)
-    return (
-        _own_sides(seasonal)
-        .add_columns(
-            Player, *_counts(my.outcome == "win", my.outcome == "draw", my.outcome == "loss")
-        )
-        .join(mate, and_(mate.side_id == my.side_id, mate.id != mine.id))
-        .join(Player, Player.id == mate.player_id)
-        .group_by(Player.id)
-    )
-
-
 def best_game(player_id: int, season_id: int | None) -> BestGame | None:
     """The player's highest-scoring game, the earliest on equal points (one query)."""
-    found = db.session.execute(_best(season_id is not None), _params(player_id, season_id)).first()
+    found = db.session.execute(_best(), _params(player_id, season_id)).first()
     return BestGame(found[0], found[1]) if found else None
 
 
+def _own_seats(query: Any) -> Any:
+    return query.where(
+        SeatResult.player_id == bindparam("player"), SeatResult.scope == bindparam("scope")
+    )
+
+
 @cache
-def _best(seasonal: bool) -> Any:
+def _best() -> Any:
+    # the highest score, then its earliest game: both read from ix_seat_results_best
+    top = _own_seats(select(func.max(SeatResult.points_for))).scalar_subquery()
     return (
-        _own_sides(seasonal)
-        .add_columns(my.points_for, Match)
-        .join(Match, Match.id == my.match_id)
-        .order_by(my.points_for.desc(), my.played_on, my.match_id)
+        _own_seats(select(SeatResult.points_for, Match))
+        .join(Match, Match.id == SeatResult.match_id)
+        .where(SeatResult.points_for == top)
+        .order_by(SeatResult.played_on, SeatResult.match_id)
         .limit(1)
     )
 
 
 @cache
-def _latest_scores(seasonal: bool) -> Any:
-    return (
-        _own_sides(seasonal)
-        .add_columns(my.points_for)
-        .order_by(my.played_on.desc(), my.match_id.desc())
+def _latest_scores() -> Any:
+    # the newest games first, read from ix_seat_results_latest
+    return _own_seats(select(SeatResult.points_for)).order_by(
+        SeatResult.played_on.desc(), SeatResult.match_id.desc()
     )
 
 
@@ -191,7 +161,7 @@ def _rating_chart(player: Player) -> charts.Chart | None:
 
 
 def _score_chart(player: Player, season_id: int | None, line: Line) -> charts.Chart | None:
-    query = _latest_scores(season_id is not None).limit(CHART_POINTS)
+    query = _latest_scores().limit(CHART_POINTS)
     rows = db.session.execute(query, _params(player.id, season_id))
     scores = [points for (points,) in rows][::-1]
     average = _(

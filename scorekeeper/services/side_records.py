@@ -102,14 +102,16 @@ def _record(row: Sequence[Any], players: tuple[int, ...], opponents: Any) -> Sid
     )
 
 
-def records_before(session: Session, match_id: int) -> tuple[date, list[SideRecord]] | None:
-    """A finished match's day and records as its result rows hold them (None: it has
-    none), read before they are rewritten."""
+def records_before(
+    session: Session, match_id: int
+) -> tuple[date, list[tuple[int | None, SideRecord]]] | None:
+    """A finished match's day and (season, record) per side as its result rows hold them
+    (None: it has none), read before they are rewritten."""
     query = seats_query().add_columns(SideResult.played_on).where(SideResult.match_id == match_id)
     rows = session.execute(query).all()
     if not rows:
         return None
-    return rows[0][-1], [record for _season, record in records_of(row[:-1] for row in rows)]
+    return rows[0][-1], records_of(row[:-1] for row in rows)
 
 
 def shared_records(

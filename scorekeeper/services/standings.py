@@ -24,7 +24,7 @@ from ..engine.standings import Line, Table, outcome_of, rank
 from ..extensions import db
 from ..models import Match as MatchRow
 from ..models import Player, SideResult
-from . import aggregates, locks, ratings, side_records
+from . import aggregates, locks, player_rows, ratings, side_records
 
 PENDING = "club_matches_changed"
 BOOK_COLUMNS = {"clean": "books_clean", "dirty": "books_dirty", "wild": "books_wild"}
@@ -50,22 +50,31 @@ def write_results(session: Session, row: MatchRow, game: Match) -> None:
     # One writer per club at a time: the lines and ratings below are read-then-write over
     # the club's players. The match is locked already (the match, then the club: locks).
     locks.lock_club(session, row.club_id)
-    before = side_records.records_before(session, row.id)  # what the lines count of it
-    was_rated = before is not None
+    before = side_records.records_before(session, row.id)  # what the rows count of it
     session.execute(delete(SideResult).where(SideResult.match_id == row.id))
     if game.finished:
         session.add_all(side_results(row, game))
         session.flush()
-    elif not was_rated:
+    elif before is None:
         return
+    now = player_rows.seated(session, row.id) if game.finished else []
     if before is None:  # just finished: added to the lines
         aggregates.refresh(session, row.club_id, row.id, row.season_id, played_of(row))
     else:
+        old_day, old = before
         aggregates.replace_match(
-            session, row.club_id, row.id, row.season_id, before, played_of(row)
+            session,
+            row.club_id,
+            row.id,
+            row.season_id,
+            (old_day, [record for _season, record in old]),
+            played_of(row),
+            [record for _season, record in now],
         )
+    # its players' rivals, partners and seats: the old records out, the new ones in
+    player_rows.refresh(session, row.id, played_of(row), before[1] if before else [], now)
     if game.finished:
-        ratings.match_finished(row.club_id, row.id, played_of(row), was_rated)
+        ratings.match_finished(row.club_id, row.id, played_of(row), before is not None)
     else:
         ratings.match_changed(row.club_id, row.id, played_of(row))
 

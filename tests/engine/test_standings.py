@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from scorekeeper.engine.rivals import best_game, head_to_head, partners
+from scorekeeper.engine.rivals import (
+    AGAINST,
+    WITH,
+    best_game,
+    head_to_head,
+    meetings,
+    pair_tallies,
+    partners,
+)
 from scorekeeper.engine.standings import (
     Line,
     Opponent,
@@ -242,6 +250,27 @@ def test_partners_compare_the_record_together_and_apart():
     assert with_partner["b"] == (Tally(wins=1), Tally(draws=1, losses=1))
     assert with_partner["c"] == (Tally(draws=1), Tally(wins=1, losses=1))
     assert with_partner["d"] == (Tally(losses=1), Tally(wins=1, draws=1))
+
+
+def test_a_side_s_meetings_are_each_player_against_each_opponent_and_with_each_partner():
+    three_way = game(7, [("ab", 300), ("c", 300), ("d", 500)])
+    assert meetings(three_way[0]) == [
+        ("a", WITH, "b", "loss"),
+        ("a", AGAINST, "c", "draw"),
+        ("a", AGAINST, "d", "loss"),
+        ("b", WITH, "a", "loss"),
+        ("b", AGAINST, "c", "draw"),
+        ("b", AGAINST, "d", "loss"),
+    ]
+
+
+def test_pair_tallies_sum_the_meetings_as_head_to_head_and_partners_count_them():
+    tallies = pair_tallies(HISTORY)
+    for player in "abcd":
+        against = {o: t for (p, rel, o), t in tallies.items() if p == player and rel == AGAINST}
+        assert against == head_to_head(HISTORY, player)
+        together = {o: t for (p, rel, o), t in tallies.items() if p == player and rel == WITH}
+        assert together == {mate: pair[0] for mate, pair in partners(HISTORY, player).items()}
 
 
 def test_the_best_game_is_the_highest_score_and_the_earliest_on_equal_points():

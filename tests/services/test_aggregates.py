@@ -1,4 +1,5 @@
-"""Standing lines kept current on every write equal the lines rebuilt from scratch."""
+"""Standing lines and the player page's rows (seats, rivals and partners) kept current on
+every write equal the rows rebuilt from scratch."""
 
 from __future__ import annotations
 
@@ -8,14 +9,22 @@ from pathlib import Path
 
 import pytest
 from flask_migrate import downgrade, upgrade
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 
 from scorekeeper.app import create_app
 from scorekeeper.engine import PRESETS, Side
-from scorekeeper.engine.rivals import best_game, head_to_head, partners
+from scorekeeper.engine.rivals import best_game, head_to_head, pair_tallies, partners
 from scorekeeper.extensions import db
-from scorekeeper.models import Player, SideResult, StandingLine
-from scorekeeper.services import aggregates, clubs, demo, matches, players, side_records
+from scorekeeper.models import Player, RivalTally, SeatResult, SideResult, StandingLine
+from scorekeeper.services import (
+    aggregates,
+    clubs,
+    demo,
+    matches,
+    player_rows,
+    players,
+    side_records,
+)
 from scorekeeper.services.demo import four_deals, play
 
 
@@ -44,6 +53,34 @@ def rebuilt(club_id):
     db.session.rollback()
     assert lines_of(club_id) == kept
     return fresh
+
+
+def player_rows_of(club_id):
+    """Every seat and rival tally of the club's players, as comparable tuples (no ids)."""
+    db.session.expire_all()
+    ids = select(Player.id).where(Player.club_id == club_id)
+    found = {}
+    for model in (SeatResult, RivalTally):
+        columns = [c for c in model.__table__.columns if c.key != "id"]
+        rows = db.session.execute(select(*columns).where(model.player_id.in_(ids)))
+        found[model.__tablename__] = sorted(tuple(row) for row in rows)
+    return found
+
+
+def rebuilt_player_rows(club_id):
+    """The player page's rows computed from scratch, in a transaction rolled back."""
+    kept = player_rows_of(club_id)
+    player_rows.rebuild(db.session, club_id)
+    fresh = player_rows_of(club_id)
+    db.session.rollback()
+    assert player_rows_of(club_id) == kept
+    return fresh
+
+
+def assert_current(club_id):
+    """The club's stored lines and player rows are what a rebuild from scratch gives."""
+    assert lines_of(club_id) == rebuilt(club_id)
+    assert player_rows_of(club_id) == rebuilt_player_rows(club_id)
 
 
 PEOPLE = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay")
@@ -105,9 +142,11 @@ def test_lines_after_any_sequence_of_writes_equal_the_lines_rebuilt_from_scratch
     start = date(2024, 1, 1)
     for _ in range(14):
         step(club, rng, played, start)
-        assert lines_of(club.id) == rebuilt(club.id)
+        assert_current(club.id)
     kinds = {line[2] for line in lines_of(club.id)}
     assert kinds == {aggregates.PLAYER, aggregates.PARTNERSHIP}
+    relations = {row[2] for row in player_rows_of(club.id)["rival_tallies"]}
+    assert relations == {"against", "with"}
 
 
 @pytest.mark.parametrize("seed", [4, 5])
@@ -134,7 +173,7 @@ def test_lines_of_nights_played_in_date_order_equal_the_lines_rebuilt_from_scrat
             if loaded.game.deals:
                 entries = [demo.realistic_deal(rng, i == 0) for i in range(len(loaded.game.sides))]
                 matches.correct_deal(loaded, 1, entries, None)
-        assert lines_of(club.id) == rebuilt(club.id)
+        assert_current(club.id)
 
 
 SCORES = {"win": (500, 300), "loss": (300, 500), "draw": (400, 400)}
@@ -237,7 +276,7 @@ def records_read_finishing(monkeypatch, day_of) -> list[int]:
         read.clear()
         play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(200, 600), day_of(size))
         costs.append(sum(read))
-        assert lines_of(club.id) == rebuilt(club.id)
+        assert_current(club.id)
     return costs
 
 
@@ -282,25 +321,133 @@ def test_a_removed_match_leaves_no_line_for_players_with_no_other_game(ctx):
     assert lines_of(club.id) == []
 
 
-def test_the_player_page_s_rivals_partners_and_best_game_equal_the_engine_s(ctx):
-    rng = random.Random(5)
+@pytest.mark.parametrize("seed", [5, 6])
+def test_the_player_page_s_rivals_partners_best_game_and_scores_equal_the_engine_s(ctx, seed):
+    """All-time and in each season, from the rows kept current (after any writes)."""
+    rng = random.Random(seed)
+    club = clubs.create_club("Tuesday")
+    played: list[str] = []
+    for _ in range(14):
+        step(club, rng, played, date(2024, 1, 1))
+    seats = db.session.execute(side_records.seats_query())
+    seasoned = side_records.records_of(seats)
+    scopes = {None: [record for _season, record in seasoned]}
+    for season in club.seasons:
+        scopes[season.id] = [record for s, record in seasoned if s == season.id]
+    assert len(scopes) > 1
+    for season_id, every in scopes.items():
+        scope = season_id or aggregates.ALL_TIME
+        for person in db.session.scalars(select(Player).where(Player.club_id == club.id)):
+            line = aggregates.read_line(db.session, club.id, scope, person.id)
+            against = {r.player.id: r.tally for r in players.opponents(person.id, season_id)}
+            assert against == head_to_head(every, person.id)
+            mates = {
+                r.player.id: (r.tally, r.apart)
+                for r in players.partners(person.id, season_id, line)
+            }
+            assert mates == partners(every, person.id)
+            best, expected = players.best_game(person.id, season_id), best_game(every, person.id)
+            if expected is None:
+                assert best is None
+            else:
+                assert (best.points_for, best.match.id) == (expected.points_for, expected.match)
+            latest = players._latest_scores().limit(players.CHART_POINTS)
+            found = db.session.execute(latest, players._params(person.id, season_id))
+            scores = [points for (points,) in found][::-1]
+            own = [r.points_for for r in every if person.id in r.players]
+            assert scores == own[-players.CHART_POINTS :]
+
+
+def test_the_rival_tallies_are_the_engine_s_pair_tallies_in_every_scope(ctx):
+    rng = random.Random(8)
     club = clubs.create_club("Tuesday")
     played: list[str] = []
     for _ in range(12):
         step(club, rng, played, date(2024, 1, 1))
-    seats = db.session.execute(side_records.seats_query())
-    every = [record for _season, record in side_records.records_of(seats)]
-    for person in db.session.scalars(select(Player).where(Player.club_id == club.id)):
-        line = aggregates.read_line(db.session, club.id, aggregates.ALL_TIME, person.id)
-        against = {r.player.id: r.tally for r in players.opponents(person.id, None)}
-        assert against == head_to_head(every, person.id)
-        mates = {r.player.id: (r.tally, r.apart) for r in players.partners(person.id, None, line)}
-        assert mates == partners(every, person.id)
-        best, expected = players.best_game(person.id, None), best_game(every, person.id)
-        if expected is None:
-            assert best is None
-        else:
-            assert (best.points_for, best.match.id) == (expected.points_for, expected.match)
+    seasoned = side_records.records_of(db.session.execute(side_records.seats_query()))
+    expected = []
+    for scope in {aggregates.ALL_TIME, *(s for s, _r in seasoned if s is not None)}:
+        records = [r for s, r in seasoned if scope in (aggregates.ALL_TIME, s)]
+        expected += [
+            (player, scope, relation, other, tally.wins, tally.draws, tally.losses)
+            for (player, relation, other), tally in pair_tallies(records).items()
+        ]
+    assert player_rows_of(club.id)["rival_tallies"] == sorted(expected)
+
+
+def records_read_by_player_rows(monkeypatch, write) -> list[list[int]]:
+    """For clubs of 3 and 12 weekly games of the same four, the side records the player
+    page's rows read during ``write(club, first match)``; each club's rows then equal a
+    rebuild."""
+    read: list[int] = []
+    real = player_rows.records_of
+
+    def counting(rows):
+        found = real(rows)
+        read.append(len(found))
+        return found
+
+    monkeypatch.setattr(player_rows, "records_of", counting)
+    costs = []
+    for size in (3, 12):
+        club = clubs.create_club(f"Club of {size}")
+        first = None
+        for week in range(size):
+            day = date(2023, 1, 2) + timedelta(days=7 * week)
+            loaded = play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), day)
+            first = first or loaded.public_id
+        read.clear()
+        write(club, first)
+        costs.append(list(read))
+        assert_current(club.id)
+    return costs
+
+
+def test_a_finished_match_reads_only_its_own_records_for_the_player_page_s_rows(ctx, monkeypatch):
+    """However long its players' history, and wherever the match falls in it (issue 17)."""
+
+    def finish_late(club, _first):
+        play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(200, 600), date(2023, 1, 3))
+
+    assert records_read_by_player_rows(monkeypatch, finish_late) == [[2], [2]]
+
+
+def test_a_correction_of_the_oldest_match_reads_only_its_records_before_and_after(ctx, monkeypatch):
+    """Its old records are taken from its players' tallies and its new ones added: the
+    rest of their history is not read (issue 17)."""
+
+    def correct_first(_club, first):
+        loaded = matches.reopen(matches.load_match(first))
+        matches.correct_deal(loaded, 1, [{"melded_points": 50}, {"melded_points": 900}], None)
+
+    # reopened: its two records taken away; corrected and finished again: put back
+    assert records_read_by_player_rows(monkeypatch, correct_first) == [[2, 2], [2, 2]]
+
+
+def test_a_deleted_club_leaves_no_seat_nor_tally_behind(ctx):
+    club = clubs.create_club("Tuesday")
+    play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300))
+    assert db.session.scalar(select(func.count()).select_from(RivalTally)) == 4 * 3
+    clubs.delete_club(club)
+    for model in (SeatResult, RivalTally):
+        assert db.session.scalar(select(func.count()).select_from(model)) == 0
+
+
+def test_the_player_page_s_reads_use_their_indexes_without_sorting_the_history(ctx):
+    """Best game and latest scores: the first rows of an index, never a sort (SQLite's
+    plan; PostgreSQL's planner picks by statistics, so only SQLite's is asserted)."""
+    if db.engine.dialect.name != "sqlite":
+        pytest.skip("query plans differ by database")
+    for statement, index in (
+        (players._best(), "ix_seat_results_best"),
+        (players._latest_scores().limit(players.CHART_POINTS), "ix_seat_results_latest"),
+    ):
+        bound = statement.params(player=1, scope=aggregates.ALL_TIME)
+        compiled = bound.compile(db.engine, compile_kwargs={"literal_binds": True})
+        plan = db.session.execute(text(f"EXPLAIN QUERY PLAN {compiled}")).all()
+        details = " | ".join(row[-1] for row in plan)
+        assert index in details, details
+        assert "TEMP B-TREE" not in details, details
 
 
 def test_the_migration_fills_the_lines_of_clubs_already_there(tmp_path: Path, dburi):
@@ -318,6 +465,13 @@ def test_the_migration_fills_the_lines_of_clubs_already_there(tmp_path: Path, db
         downgrade(revision="c1d2e3f4a5b6")
         upgrade()
         assert lines_of(club_id) == kept
+        db.session.remove()
+        kept_rows = player_rows_of(club_id)
+        assert kept_rows["seat_results"] and kept_rows["rival_tallies"]
+        db.session.remove()
+        downgrade(revision="a7c3e9d2b5f1")  # before the player page's rows
+        upgrade()
+        assert player_rows_of(club_id) == kept_rows
         db.session.remove()
         downgrade(revision="base")
         db.engine.dispose()

@@ -31,6 +31,7 @@ from scorekeeper.models import (
     Deal,
     MatchSide,
     Player,
+    RivalTally,
     SideResult,
     StandingLine,
 )
@@ -147,6 +148,13 @@ def test_a_result_row_a_standing_line_or_a_rating_unlike_the_deals_is_counted(ap
     damage(app, update(Player).values(rating_mu=1.0))
     findings = check(app, history)
     assert findings.counts["wrong_lines"] > 0 and findings.counts["wrong_ratings"] > 0
+
+
+def test_a_player_page_row_unlike_the_deals_is_a_wrong_line(app, history):
+    a_finished_match(app)
+    assert check(app, history).counts["wrong_lines"] == 0
+    damage(app, update(RivalTally).values(wins=99))
+    assert check(app, history).counts["wrong_lines"] > 0
 
 
 def test_the_session_cookie_s_flashed_message_and_the_hidden_fields_are_read():

@@ -1,0 +1,165 @@
+"""The player page's rows kept current: each player's seats, and each pair's record.
+
+A player page shows the player's best game, their latest scores, and their record against
+and with each other player. Read from side results, those sort or count every game of
+the player, so the page grew with the club's history. Two derived tables answer them in
+a bounded read instead, kept current in the transaction of every changed club match (from
+``services.standings.write_results``, beside the standing lines), all-time and per season
+(``scope`` as standing lines):
+
+- ``SeatResult``: one row per seated player of a finished club match and scope (its date
+  and points), indexed for the best game and the latest scores;
+- ``RivalTally``: per player, other player, "against" or "with" and scope, the wins, draws
+  and losses (the engine's ``rivals.meetings``).
+
+A change of a match costs that match only, wherever it is in the history: its seats are
+rewritten, and its old records (read before its side results are rewritten) are taken
+from its players' tallies and its new ones added, which touches the pairs of its players
+only. ``rebuild`` recomputes a club from its side results: after its seasons change, after
+an import, in the migration that adds the tables, and as the tests' reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+from sqlalchemy import delete, insert, literal, select, union_all
+from sqlalchemy.orm import Session
+
+from ..engine.rivals import meetings, pair_tallies
+from ..engine.standings import OUTCOMES, Key, SideRecord
+from ..models import MatchPlayer, Player, RivalTally, SeatResult, SideResult
+from .side_records import ALL_TIME, records_of, seats_query
+
+Seasoned = Sequence[tuple[int | None, SideRecord]]
+PairKey = tuple[Key, int, str, Key]  # (player, scope, relation, other)
+
+
+def seated(session: Session, match_id: int) -> list[tuple[int | None, SideRecord]]:
+    """The match's finished sides as (season, record): what its rows are made of."""
+    return records_of(session.execute(seats_query().where(SideResult.match_id == match_id)))
+
+
+def _scopes(season: int | None) -> tuple[int, ...]:
+    return (ALL_TIME,) if season is None else (ALL_TIME, season)
+
+
+def refresh(session: Session, match_id: int, played_on: date, old: Seasoned, new: Seasoned) -> None:
+    """Replace a match's ``old`` records (as they were before this write; empty when it
+    had none) with its ``new`` ones (empty when it is no longer finished)."""
+    if old:
+        session.execute(delete(SeatResult).where(SeatResult.match_id == match_id))
+    seats = [
+        {
+            "player_id": player,
+            "scope": scope,
+            "match_id": match_id,
+            "played_on": played_on,
+            "points_for": record.points_for,
+        }
+        for season, record in new
+        for player in record.players
+        for scope in _scopes(season)
+    ]
+    if seats:
+        session.execute(insert(SeatResult), seats)
+    _change_tallies(session, _changes(old, new))
+
+
+def _changes(old: Seasoned, new: Seasoned) -> dict[PairKey, list[int]]:
+    """The wins, draws and losses each pair gains (or loses, negative) from old to new."""
+    change: dict[PairKey, list[int]] = {}
+    for sign, records in ((-1, old), (1, new)):
+        for season, record in records:
+            for player, relation, other, outcome in meetings(record):
+                for scope in _scopes(season):
+                    counts = change.setdefault((player, scope, relation, other), [0, 0, 0])
+                    counts[OUTCOMES.index(outcome)] += sign
+    return {key: counts for key, counts in change.items() if any(counts)}
+
+
+def _change_tallies(session: Session, change: dict[PairKey, list[int]]) -> None:
+    """Add ``change`` to the stored tallies: the rows of those pairs, nothing else."""
+    if not change:
+        return
+    players = list({key[0] for key in change})
+    stored = session.execute(
+        select(
+            RivalTally.id,
+            RivalTally.player_id,
+            RivalTally.scope,
+            RivalTally.relation,
+            RivalTally.other_id,
+            RivalTally.wins,
+            RivalTally.draws,
+            RivalTally.losses,
+        ).where(
+            RivalTally.player_id.in_(players),
+            RivalTally.scope.in_(sorted({key[1] for key in change})),
+            RivalTally.other_id.in_(players),
+        )
+    )
+    replaced, totals = [], {key: [0, 0, 0] for key in change}
+    for row_id, player, scope, relation, other, wins, draws, losses in stored:
+        if (player, scope, relation, other) in totals:
+            replaced.append(row_id)
+            totals[player, scope, relation, other] = [wins, draws, losses]
+    values = []
+    for key, counts in totals.items():
+        wins, draws, losses = (a + b for a, b in zip(counts, change[key], strict=True))
+        if wins or draws or losses:
+            values.append(_row(key, wins, draws, losses))
+    if replaced:
+        session.execute(delete(RivalTally).where(RivalTally.id.in_(replaced)))
+    if values:
+        session.execute(insert(RivalTally), values)
+
+
+def _row(key: PairKey, wins: int, draws: int, losses: int) -> dict[str, Any]:
+    player, scope, relation, other = key
+    return {
+        "player_id": player,
+        "scope": scope,
+        "relation": relation,
+        "other_id": other,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+    }
+
+
+def rebuild(session: Session, club_id: int) -> None:
+    """Recompute the club's seats and tallies, all-time and per season, from side results."""
+    session.flush()
+    club_players = select(Player.id).where(Player.club_id == club_id)
+    session.execute(delete(SeatResult).where(SeatResult.player_id.in_(club_players)))
+    session.execute(delete(RivalTally).where(RivalTally.player_id.in_(club_players)))
+    seats = [
+        select(
+            MatchPlayer.player_id,
+            scope,
+            SideResult.match_id,
+            SideResult.played_on,
+            SideResult.points_for,
+        )
+        .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
+        .where(SideResult.club_id == club_id, MatchPlayer.player_id.is_not(None))
+        for scope in (literal(ALL_TIME), SideResult.season_id)
+    ]
+    seats[1] = seats[1].where(SideResult.season_id.is_not(None))
+    columns = ["player_id", "scope", "match_id", "played_on", "points_for"]
+    session.execute(insert(SeatResult).from_select(columns, union_all(*seats)))
+    seasoned = records_of(session.execute(seats_query().where(SideResult.club_id == club_id)))
+    by_scope: dict[int, list[SideRecord]] = {}
+    for season, record in seasoned:
+        for scope in _scopes(season):
+            by_scope.setdefault(scope, []).append(record)
+    values = [
+        _row((player, scope, relation, other), tally.wins, tally.draws, tally.losses)
+        for scope, records in by_scope.items()
+        for (player, relation, other), tally in pair_tallies(records).items()
+    ]
+    if values:
+        session.execute(insert(RivalTally), values)
