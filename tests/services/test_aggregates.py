@@ -387,7 +387,9 @@ def records_read_by_player_rows(monkeypatch, write) -> list[list[int]]:
         read.append(len(found))
         return found
 
+    # the match's records now (player_rows) and as they were (side_records.records_before)
     monkeypatch.setattr(player_rows, "records_of", counting)
+    monkeypatch.setattr(side_records, "records_of", counting)
     costs = []
     for size in (3, 12):
         club = clubs.create_club(f"Club of {size}")
