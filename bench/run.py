@@ -134,9 +134,16 @@ HEAVY = {"matches_csv": 3}
 
 
 def schema_head() -> str:
+    """The migration head and a hash of every migration: two branches can reach the same
+    head id by different chains (one merged before the other), and a club cached under
+    the one must not be reused by the other."""
     from alembic.script import ScriptDirectory
 
-    return str(ScriptDirectory(str(ROOT / "migrations")).get_current_head())
+    head = str(ScriptDirectory(str(ROOT / "migrations")).get_current_head())
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "migrations" / "versions").glob("*.py")):
+        digest.update(path.name.encode() + path.read_bytes())
+    return f"{head}.{digest.hexdigest()[:8]}"
 
 
 def builder_version() -> str:

@@ -109,14 +109,16 @@ def refresh(
     match_id: int,
     season_id: int | None,
     appended: date | None = None,
+    own: Sequence[SideRecord] | None = None,
 ) -> None:
     """Rewrite the all-time and season lines of the match's players and partnerships.
 
     ``appended``: the day of a match that has just finished (it had no result rows
     before): its records are added to their lines, wherever it falls among its players'
     games (a table that finished after a later one, a night entered late); the games after
-    it are read only to place it in the streak. Otherwise (a correction, a reopening, a
-    removal) the lines are summed again from the players' side results.
+    it are read only to place it in the streak (``own``: the match's records, when the
+    caller has read them already). Otherwise the lines are summed again from the players'
+    side results (``replace_match`` is the bounded way for a change of a counted match).
     """
     seated: dict[int, list[int]] = {}
     for side_id, player_id in session.execute(
@@ -134,7 +136,8 @@ def refresh(
     scopes = dict.fromkeys((ALL_TIME, season_id or ALL_TIME))
     their_sides = select(MatchPlayer.side_id).where(MatchPlayer.player_id.in_(players))
     if appended is not None:
-        own = [record for _season, record in records_of(session.execute(_seats_of(match_id)))]
+        if own is None:  # the match's records, unless the caller has read them
+            own = [r for _season, r in records_of(session.execute(_seats_of(match_id)))]
         # the games of these players after this one (date, then match: the order lines
         # sum their records in): none when it is tonight's newest, a few when another
         # table finished first; they tell where the streak stands

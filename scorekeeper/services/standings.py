@@ -59,7 +59,14 @@ def write_results(session: Session, row: MatchRow, game: Match) -> None:
         return
     now = player_rows.seated(session, row.id) if game.finished else []
     if before is None:  # just finished: added to the lines
-        aggregates.refresh(session, row.club_id, row.id, row.season_id, played_of(row))
+        aggregates.refresh(
+            session,
+            row.club_id,
+            row.id,
+            row.season_id,
+            played_of(row),
+            [record for _season, record in now],
+        )
     else:
         old_day, old = before
         aggregates.replace_match(

@@ -267,6 +267,8 @@ def records_read_finishing(monkeypatch, day_of) -> list[int]:
         return found
 
     monkeypatch.setattr(aggregates, "records_of", counting)
+    # the match's own records are read once for the lines and the player page's rows
+    monkeypatch.setattr(player_rows, "records_of", counting)
     costs = []
     for size in (3, 12):
         club = clubs.create_club(f"Club of {size}")
