@@ -218,68 +218,74 @@ def test_correcting_or_removing_any_game_of_a_run_gives_the_lines_of_the_changed
 
 def test_a_correction_reads_the_games_around_it_not_the_history(ctx, monkeypatch):
     """Correcting tonight's match of players with a long history reads only the games
-    the streak needs: as many rows for 4 and for 16 earlier weeks."""
-    counts = []
-    real = aggregates.records_of
-    for weeks in (4, 16):
-        club = clubs.create_club(f"Club of {weeks}")
-        for week in range(weeks):
-            outcome = ("win", "loss")[week % 2]
-            play(
-                club,
-                [("Ann", "Bob"), ("Cid", "Dee")],
-                four_deals(*SCORES[outcome]),
-                history_day(week),
-            )
+    the streak needs: as many rows for 3 and for 12 earlier weeks, and some (the streak
+    of alternating results reaches back past tonight's game)."""
+
+    def correct_tonight(club, _first, _size):
         tonight = play(
-            club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), history_day(weeks)
+            club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), date(2024, 1, 1)
         )
-        read = []
-
-        def counting(rows, read=read):
-            rows = list(rows)
-            read.append(len(rows))
-            return real(rows)
-
-        monkeypatch.setattr(aggregates, "records_of", counting)
-        loaded = matches.reopen(matches.load_match(tonight.row.public_id))
+        read.clear()
+        loaded = matches.reopen(matches.load_match(tonight.public_id))
         matches.correct_deal(loaded, 1, [{"melded_points": 300}, {"melded_points": 500}], None)
-        monkeypatch.setattr(aggregates, "records_of", real)
-        assert lines_of(club.id) == rebuilt(club.id)
-        counts.append(read)
-    assert counts[0] == counts[1]
+
+    read = counting_reads(monkeypatch, (aggregates, "records_of"), (aggregates, "_outcomes"))
+    costs = rows_read_while(read, correct_tonight, outcomes=("win", "loss"))
+    assert costs[0] == costs[1] and sum(costs[0]) > 0
 
 
 def history_day(week):
     return date(2023, 1, 2) + timedelta(days=7 * week)
 
 
-def records_read_finishing(monkeypatch, day_of) -> list[int]:
-    """For clubs of 3 and 12 weekly games of the same four, the side records read while
-    one more match of theirs finishes, dated ``day_of(size)``; each club's lines are then
-    what a rebuild gives."""
+def counting_reads(monkeypatch, *targets) -> list[int]:
+    """Wrap each (module, function) so the number of rows or records every call returns
+    is appended to the list returned here."""
     read: list[int] = []
-    real = aggregates.records_of
+    for module, name in targets:
+        real = getattr(module, name)
 
-    def counting(rows):
-        found = real(rows)
-        read.append(len(found))
-        return found
+        def counting(*args, real=real, **kwargs):
+            found = real(*args, **kwargs)
+            read.append(len(found))
+            return found
 
-    monkeypatch.setattr(aggregates, "records_of", counting)
-    # the match's own records are read once for the lines and the player page's rows
-    monkeypatch.setattr(player_rows, "records_of", counting)
+        monkeypatch.setattr(module, name, counting)
+    return read
+
+
+def rows_read_while(read, write, outcomes=("win",)) -> list[list[int]]:
+    """For clubs of 3 and 12 weekly games of Ann & Bob against Cid & Dee (their results
+    cycling through ``outcomes``), what ``read`` (``counting_reads``) counted during
+    ``write(club, first match's public id, size)``; each club's rows then equal a
+    rebuild."""
     costs = []
     for size in (3, 12):
         club = clubs.create_club(f"Club of {size}")
+        first = None
         for week in range(size):
             day = date(2023, 1, 2) + timedelta(days=7 * week)
-            play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), day)
+            points = SCORES[outcomes[week % len(outcomes)]]
+            loaded = play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(*points), day)
+            first = first or loaded.public_id
         read.clear()
-        play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(200, 600), day_of(size))
-        costs.append(sum(read))
+        write(club, first, size)
+        costs.append(list(read))
         assert_current(club.id)
     return costs
+
+
+def records_read_finishing(monkeypatch, day_of) -> list[int]:
+    """The side records read while one more match of the four finishes, dated
+    ``day_of(size)``: its own, for the lines and the player page's rows, and any the
+    lines need after it."""
+    # the match's own records are read once for the lines and the player page's rows
+    read = counting_reads(monkeypatch, (aggregates, "records_of"), (player_rows, "records_of"))
+
+    def finish(club, _first, size):
+        play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(200, 600), day_of(size))
+
+    return [sum(cost) for cost in rows_read_while(read, finish)]
 
 
 def test_a_match_finished_after_its_players_other_games_reads_only_its_own_records(
@@ -378,39 +384,16 @@ def test_the_rival_tallies_are_the_engine_s_pair_tallies_in_every_scope(ctx):
 
 
 def records_read_by_player_rows(monkeypatch, write) -> list[list[int]]:
-    """For clubs of 3 and 12 weekly games of the same four, the side records the player
-    page's rows read during ``write(club, first match)``; each club's rows then equal a
-    rebuild."""
-    read: list[int] = []
-    real = player_rows.records_of
-
-    def counting(rows):
-        found = real(rows)
-        read.append(len(found))
-        return found
-
-    # the match's records now (player_rows) and as they were (side_records.records_before)
-    monkeypatch.setattr(player_rows, "records_of", counting)
-    monkeypatch.setattr(side_records, "records_of", counting)
-    costs = []
-    for size in (3, 12):
-        club = clubs.create_club(f"Club of {size}")
-        first = None
-        for week in range(size):
-            day = date(2023, 1, 2) + timedelta(days=7 * week)
-            loaded = play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), day)
-            first = first or loaded.public_id
-        read.clear()
-        write(club, first)
-        costs.append(list(read))
-        assert_current(club.id)
-    return costs
+    """The side records the player page's rows read during ``write``: the match's records
+    now (player_rows) and as they were (side_records.records_before)."""
+    read = counting_reads(monkeypatch, (player_rows, "records_of"), (side_records, "records_of"))
+    return rows_read_while(read, write)
 
 
 def test_a_finished_match_reads_only_its_own_records_for_the_player_page_s_rows(ctx, monkeypatch):
     """However long its players' history, and wherever the match falls in it (issue 17)."""
 
-    def finish_late(club, _first):
+    def finish_late(club, _first, _size):
         play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(200, 600), date(2023, 1, 3))
 
     assert records_read_by_player_rows(monkeypatch, finish_late) == [[2], [2]]
@@ -420,7 +403,7 @@ def test_a_correction_of_the_oldest_match_reads_only_its_records_before_and_afte
     """Its old records are taken from its players' tallies and its new ones added: the
     rest of their history is not read (issue 17)."""
 
-    def correct_first(_club, first):
+    def correct_first(_club, first, _size):
         loaded = matches.reopen(matches.load_match(first))
         matches.correct_deal(loaded, 1, [{"melded_points": 50}, {"melded_points": 900}], None)
 
