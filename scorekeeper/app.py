@@ -37,8 +37,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
 def register_extensions(app: Flask) -> None:
     """Bind the extensions; tune SQLite connections (foreign keys, WAL, BEGIN IMMEDIATE);
-    refuse NUL characters in text sent to any database."""
+    refuse NUL characters in text sent to any database; move a club's data version on
+    with every change to it."""
     from .database import refuse_nul, tune_sqlite
+    from .services import club_versions
     from .web.i18n import install_page_gettext, select_locale
 
     db.init_app(app)
@@ -54,6 +56,7 @@ def register_extensions(app: Flask) -> None:
     with app.app_context():
         tune_sqlite(db.engine)
         refuse_nul(db.engine)
+    club_versions.install()  # the number a club's kept pages are keyed by (web.page_cache)
 
 
 def register_blueprints(app: Flask) -> None:

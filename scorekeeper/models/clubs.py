@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from datetime import date, datetime
 
 from sqlalchemy import Date, Float, ForeignKey, Index, Integer, String, UniqueConstraint
@@ -29,6 +30,13 @@ class Club(db.Model):  # type: ignore[name-defined,misc]
     # change far back in the history (services.ratings.catch_up); None: they are current.
     ratings_stale_on: Mapped[date | None] = mapped_column(Date, nullable=True)
     ratings_stale_match: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # Moves on in every transaction that changes anything of the club its pages show
+    # (services.club_versions): a rendered page is kept under it (web.page_cache). It
+    # starts anywhere, so a club deleted and made again, or restored from an older
+    # export, never meets a page kept for the one before.
+    data_version: Mapped[int] = mapped_column(
+        Integer, default=lambda: secrets.randbelow(2**30), server_default="0"
+    )
 
     @property
     def ratings_updating(self) -> bool:

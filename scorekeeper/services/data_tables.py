@@ -26,8 +26,9 @@ VERSION = 1
 
 #: Source tables, each with its derived columns (not exported, rebuilt on import).
 EXPORTED: dict[str, frozenset[str]] = {
-    # where the club's ratings are still being brought up to date (services.ratings)
-    "clubs": frozenset({"ratings_stale_on", "ratings_stale_match"}),
+    # where the club's ratings are still being brought up to date (services.ratings), and
+    # the number its kept pages are keyed by (services.club_versions: starts anew)
+    "clubs": frozenset({"ratings_stale_on", "ratings_stale_match", "data_version"}),
     "players": frozenset({"rating_mu", "rating_sigma"}),  # services.ratings
     "seasons": frozenset(),
     "saved_rule_sets": frozenset(),
@@ -58,6 +59,11 @@ EXPORTED: dict[str, frozenset[str]] = {
     "accounts": frozenset(),
     "memberships": frozenset(),  # who owns, scores and reads each club
 }
+
+#: Columns of the above that an import starts anew rather than rebuilds from the deals:
+#: the number a club's kept pages are keyed by (a random start, so that a restored club
+#: never meets a page kept for the one it replaces).
+STARTS_ANEW: dict[str, frozenset[str]] = {"clubs": frozenset({"data_version"})}
 
 #: Tables never exported, and why: short-lived credentials that let someone in. After an
 #: import everyone logs in again, and owners make new invitation and reset links; a file

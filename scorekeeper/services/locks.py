@@ -32,6 +32,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..models import Club, Match
+from . import club_versions
 
 Query = TypeVar("Query", bound=Any)
 
@@ -49,6 +50,7 @@ def lock_club_matches(session: Session, club_id: int) -> None:
 def lock_club(session: Session, club_id: int) -> Club | None:
     """Lock the club row (after any match: see the module); the club, read under the lock."""
     club = session.scalar(locked(select(Club).where(Club.id == club_id)))
+    club_versions.mark(session, club_id)  # what is written under this lock: its pages move on
     if club is not None:
         session.expire(club, ["seasons"])  # read again when next used
     return club

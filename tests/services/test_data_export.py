@@ -26,6 +26,7 @@ from scorekeeper.services.data_tables import (
     DERIVED,
     EXPORTED,
     NOT_EXPORTED,
+    STARTS_ANEW,
     UnclassifiedTableError,
     check_classified,
     unclassified,
@@ -67,7 +68,8 @@ def derived_state() -> dict[str, Any]:
     for name, derived in EXPORTED.items():
         table = db.metadata.tables.get(name)
         if table is not None and derived:
-            columns = [table.c.id, *(table.c[c] for c in sorted(derived))]
+            rebuilt = derived - STARTS_ANEW.get(name, frozenset())
+            columns = [table.c.id, *(table.c[c] for c in sorted(rebuilt))]
             state[name] = sorted(tuple(row) for row in db.session.execute(select(*columns)))
     return state
 

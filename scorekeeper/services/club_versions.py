@@ -1,0 +1,158 @@
+"""Every transaction that changes anything of a club moves the club's ``data_version`` on.
+
+The server keeps a club's pages rendered (``web.page_cache``: standings, player pages, a
+finished match read by a visitor), keyed by that number, so it must move whenever
+anything those pages show may have changed, whoever wrote it. It is done here, once,
+not by each writer:
+
+- **ORM writes**: before every flush, each new, changed or deleted row is traced to its
+  club (a row with ``club_id``; a match's rows through their match; a deal's sides
+  through their deal). Rows of no club (a casual match, a log-in, an account's password)
+  move nothing; a row this module cannot place (a renamed account, which any club's
+  match history may name; a table added later) moves every club.
+- **Club-wide writes** (side results, standing lines, player rows, ratings: Core
+  ``INSERT``/``UPDATE``/``DELETE`` for speed) run under ``locks.lock_club``, which marks
+  the club here. A Core write sent through the session in a transaction that marked no
+  club at all moves every club: correct, if wasteful.
+- At commit, one ``UPDATE clubs SET data_version = data_version + 1`` for the marked
+  clubs, in the same transaction as the change: a page is never kept under a number its
+  data has moved past. A reader reads the club row (and with it the number) before
+  anything the page shows, so what it renders is at least as new as its key.
+
+On PostgreSQL the update takes the club's row lock at the end of the transaction, after
+any match row it locked: the order of ``services.locks``, so no deadlock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask_sqlalchemy.session import Session as AppSession
+from sqlalchemy import event, inspect, update
+from sqlalchemy.orm import ORMExecuteState, Session
+
+from ..models import (
+    Account,
+    AccountSession,
+    Club,
+    Deal,
+    KnownName,
+    Match,
+    MatchSide,
+    PasswordReset,
+    SavedRuleSet,
+)
+
+#: Rows that belong to no club: writing them moves no club's pages.
+CLUBLESS = (AccountSession, PasswordReset, KnownName)
+KEY = "scorekeeper.club_versions"
+
+
+@dataclass
+class Marks:
+    """What the transaction changed: which clubs, or (``every``) possibly any."""
+
+    clubs: set[int] = field(default_factory=set)
+    every: bool = False
+    placed: bool = False  # some write of this transaction was traced (to a club or none)
+    core: bool = False  # a Core INSERT, UPDATE or DELETE went through the session
+
+
+def _marks(session: Session) -> Marks:
+    found = session.info.get(KEY)
+    if found is None:
+        found = session.info[KEY] = Marks()
+    return found
+
+
+def mark(session: Session, club_id: int | None) -> None:
+    """This transaction changes the club ``club_id`` (``locks.lock_club`` calls it)."""
+    marks = _marks(session)
+    marks.placed = True
+    if club_id is not None:
+        marks.clubs.add(club_id)
+
+
+#: How a row without ``club_id`` reaches its match: (relationship, foreign key, model).
+PARENTS = (("match", "match_id", Match), ("deal", "deal_id", Deal), ("side", "side_id", MatchSide))
+
+
+def _club_of(session: Session, row: Any, depth: int = 0) -> tuple[bool, int | None]:
+    """(placed, club id) of a written row; placed False: it could not be traced."""
+    if isinstance(row, Club):
+        return True, row.id
+    if isinstance(row, CLUBLESS):
+        return True, None
+    if isinstance(row, Account):  # shown by its name alone (a match's history names it)
+        renamed = row.id is not None and inspect(row).attrs.username.history.has_changes()
+        return not renamed, None
+    club_id = getattr(row, "club_id", None)
+    if club_id is not None:
+        return True, club_id
+    if isinstance(row, (Match, SavedRuleSet)):
+        return True, None  # a casual match; house rules of no club
+    for relation, key, model in PARENTS if depth < 3 else ():
+        if not hasattr(row, key):
+            continue
+        with session.no_autoflush:
+            parent = getattr(row, relation, None)
+            if parent is None and getattr(row, key) is not None:
+                parent = session.get(model, getattr(row, key))
+        if parent is None:  # gone with its parent in this transaction
+            return False, None
+        return _club_of(session, parent, depth + 1)
+    return False, None
+
+
+def _before_flush(session: Session, _context: Any, _instances: Any) -> None:
+    marks = _marks(session)
+    for row in (*session.new, *session.dirty, *session.deleted):
+        placed, club_id = _club_of(session, row)
+        if not placed:
+            marks.every = True
+        else:
+            marks.placed = True
+            if club_id is not None:
+                marks.clubs.add(club_id)
+
+
+def _executed(state: ORMExecuteState) -> None:
+    if state.is_insert or state.is_update or state.is_delete:
+        _marks(state.session).core = True
+
+
+def _before_commit(session: Session) -> None:
+    session.flush()  # rows still pending are traced before the number moves
+    marks = session.info.pop(KEY, None)
+    if marks is None:
+        return
+    bump = update(Club).values(data_version=Club.data_version + 1)
+    if marks.every or (marks.core and not marks.placed):
+        session.execute(bump.execution_options(synchronize_session=False))
+    elif marks.clubs:
+        ids = sorted(marks.clubs)
+        session.execute(bump.where(Club.id.in_(ids)).execution_options(synchronize_session=False))
+    session.info.pop(KEY, None)  # the update above is ours: it marks nothing
+
+
+def _forget(session: Session, *_args: Any) -> None:
+    session.info.pop(KEY, None)
+
+
+def install() -> None:
+    """Listen on the app's sessions (once), after ``services.standings``: its hook, run at
+    commit, writes the club rows of a changed match, which must be marked before the
+    number moves."""
+    from . import standings  # noqa: F401 - its before_commit listener comes first
+
+    listeners = (
+        ("before_flush", _before_flush),
+        ("do_orm_execute", _executed),
+        ("before_commit", _before_commit),
+        ("after_rollback", _forget),
+        ("after_commit", _forget),
+    )
+    for name, listener in listeners:  # the app's sessions, not a migration's own
+        if not event.contains(AppSession, name, listener):
+            event.listen(AppSession, name, listener)

@@ -1,0 +1,57 @@
+"""Every transaction that changes a club moves its data version on, once, and no other
+club's (services/club_versions.py): what the kept pages are keyed by (issue 17)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from scorekeeper.engine import PRESETS, Side
+from scorekeeper.extensions import db
+from scorekeeper.models import Club
+from scorekeeper.services import accounts, clubs, matches
+from scorekeeper.services.demo import play
+
+
+@pytest.fixture
+def club(app):
+    with app.app_context():
+        made = clubs.create_club("Tuesday", min_games=1)
+        playing = play(made, [("Ann", "Dee"), ("Bob", "Cid")], [[120, 90]], date(2024, 4, 9))
+        return made.public_id, playing.row.public_id
+
+
+def test_each_transaction_that_changes_a_club_moves_its_version_once_and_no_other(app, club):
+    with app.app_context():
+        other = clubs.create_club("Friday")
+        db.session.commit()
+        other_id = other.id
+
+    def versions():
+        with app.app_context():
+            return dict(db.session.query(Club.id, Club.data_version).all())
+
+    before = versions()
+    with app.app_context():
+        loaded = matches.load_match(club[1])
+        matches.record_deal(loaded, [{"melded_points": 5}] * 2, "v-2", 2)
+    after = versions()
+    club_id = next(i for i in before if i != other_id)
+    assert after[club_id] == before[club_id] + 1
+    assert after[other_id] == before[other_id]
+    with app.app_context():  # a casual match and a new account belong to no club
+        casual = matches.start_match(PRESETS["classic"], "classic", [Side(("A",)), Side(("B",))], 0)
+        matches.record_deal(casual, [{"melded_points": 5}] * 2, "casual-1", 1)
+        accounts.sign_up("newcomer", "correct horse battery")
+        db.session.commit()
+    assert versions() == after
+    with app.app_context():  # its password and language are on no page
+        accounts.find("newcomer").language = "cs"
+        db.session.commit()
+    assert versions() == after
+    with app.app_context():  # its name may be on any club's pages (a match's history)
+        accounts.find("newcomer").username = "newcomer2"
+        db.session.commit()
+    moved = versions()
+    assert all(moved[i] == after[i] + 1 for i in after)
