@@ -39,6 +39,7 @@ class Defaults:
     RATELIMIT_SIGNUP = "5 per minute;30 per hour"
     RATELIMIT_RESET = "10 per minute;60 per hour"
     RECENT_MATCHES = 10
+    PAGE_CACHE_SIZE = 512  # rendered page bodies kept per process (web/page_cache.py); 0: none
 
 
 def load_settings(app: Flask, test_config: dict[str, Any] | None) -> None:
@@ -62,7 +63,8 @@ def load_settings(app: Flask, test_config: dict[str, Any] | None) -> None:
 def _address_settings(app: Flask) -> None:
     """``PUBLIC_BASE_URL``: where phones reach the app (used for every absolute link);
     ``TRUSTED_HOSTS``: the host names the app answers to (a list, or names separated by
-    commas in the environment); see ``web.links``."""
+    commas in the environment); see ``web.links``. ``PAGE_CACHE_SIZE``: page bodies kept
+    per process (``web.page_cache``)."""
     base = app.config.get("PUBLIC_BASE_URL")
     if base:
         parts = urlsplit(str(base))
@@ -75,6 +77,15 @@ def _address_settings(app: Flask) -> None:
                 )
             )
         app.config["PUBLIC_BASE_URL"] = str(base).rstrip("/")
+    size = app.config.get("PAGE_CACHE_SIZE")
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise SettingsError(
+            phrase(
+                "SCOREKEEPER_PAGE_CACHE_SIZE must be a whole number of pages to keep, 0 or"
+                " more (0 keeps none), not %(size)s.",
+                size=repr(size),
+            )
+        )
     hosts = app.config.get("TRUSTED_HOSTS")
     if isinstance(hosts, str):
         app.config["TRUSTED_HOSTS"] = [h.strip() for h in hosts.split(",") if h.strip()] or None

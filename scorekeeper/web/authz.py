@@ -127,6 +127,7 @@ def match(level: str) -> Callable[[F], F]:
             return  # a casual match, or none (the view answers 404)
         owner = db.session.get(Club, club_id)
         assert owner is not None
+        g.match_club = owner  # read before the match: its data version keys kept pages
         g.match_writable = allowed_in_club(owner, "scorer")
         if not allowed_in_club(owner, "read" if level == "read" else "scorer"):
             refuse()

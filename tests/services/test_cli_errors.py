@@ -166,3 +166,16 @@ def test_a_public_base_url_that_cannot_work_is_one_line_saying_what_it_should_be
         assert line.startswith("SCOREKEEPER_PUBLIC_BASE_URL must be where phones reach the app")
         assert "https://scores.example.org" in line
     assert not (tmp_path / "club.json").exists()
+
+
+@pytest.mark.parametrize("size", ["-1", '"lots"', "2.5", "true"])
+def test_a_page_cache_size_that_cannot_work_is_one_line_saying_what_it_should_be(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    size: str,
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/db.sqlite3")
+    monkeypatch.setenv("SCOREKEEPER_PAGE_CACHE_SIZE", size)
+    line = failure(capsys, "migrate")
+    assert line.startswith("SCOREKEEPER_PAGE_CACHE_SIZE must be a whole number of pages")

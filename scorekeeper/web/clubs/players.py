@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Response, abort, redirect, request, url_for
 
 from ...services import clubs
 from ...services import players as profiles
-from .. import authz, background
+from .. import authz, background, page_cache
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
 from .views import bp, club_or_404, season_of_request
@@ -66,14 +68,17 @@ def player(club_id: str, player_id: str) -> Response:
         abort(404)
     if club.ratings_updating:
         background.catch_up_later(club.id)
-    season = season_of_request(club)
-    context = profiles.profile(club, person, season.id if season else None)
-    return render(
-        "clubs/player.html",
-        "clubs/player.html",
-        club=club,
-        player=person,
-        season=season,
-        seasons=club.seasons,
-        **context,
-    )
+
+    def context() -> dict[str, Any]:
+        season = season_of_request(club)
+        return {
+            "club": club,
+            "player": person,
+            "season": season,
+            "seasons": club.seasons,
+            **profiles.profile(club, person, season.id if season else None),
+        }
+
+    parts = ("player", club.id, person.id)
+    body = page_cache.body(parts, club.data_version, "clubs/_player_body.html", context)
+    return render("clubs/player.html", "clubs/player.html", club=club, player=person, body=body)

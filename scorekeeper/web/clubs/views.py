@@ -6,13 +6,15 @@ club night) in ``nights.py``; both add their routes to this blueprint.
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, Response, abort, g, redirect, request, url_for
 from flask_login import current_user
 
 from ...models import Club, Season
 from ...services import clubs, exports, memberships, standings
-from .. import authz, background
-from ..rendering import invalid_status, render
+from .. import authz, background, page_cache
+from ..rendering import invalid_status, render, wants_fragment
 from . import forms
 
 bp = Blueprint("clubs", __name__)
@@ -68,28 +70,35 @@ def create() -> Response:
 @authz.club("read")
 def show(club_id: str) -> Response:
     """The club's standings (a season or all-time; players or partnerships; sortable)."""
-    club = club_or_404(club_id)
+    club = club_or_404(club_id)  # read first: its data version keys the kept body
     if club.ratings_updating:
         background.catch_up_later(club.id)
-    season = season_of_request(club)
-    view = "partnerships" if request.args.get("view") == "partnerships" else "players"
-    table = standings.standings(
-        club.id,
-        club.min_games,
-        season.id if season else None,
-        partnerships=view == "partnerships",
-        sort=request.args.get("sort", ""),
+
+    def context() -> dict[str, Any]:
+        season = season_of_request(club)
+        view = "partnerships" if request.args.get("view") == "partnerships" else "players"
+        table = standings.standings(
+            club.id,
+            club.min_games,
+            season.id if season else None,
+            partnerships=view == "partnerships",
+            sort=request.args.get("sort", ""),
+        )
+        return {
+            "club": club,
+            "season": season,
+            "seasons": club.seasons,
+            "view": view,
+            "table": table,
+            "recent": clubs.recent_matches(club, 10),
+        }
+
+    if wants_fragment():  # the filter's htmx answer: the table alone
+        return render("clubs/show.html", "clubs/_standings.html", **context())
+    body = page_cache.body(
+        ("standings", club.id), club.data_version, "clubs/_show_body.html", context
     )
-    return render(
-        "clubs/show.html",
-        "clubs/_standings.html",
-        club=club,
-        season=season,
-        seasons=club.seasons,
-        view=view,
-        table=table,
-        recent=clubs.recent_matches(club, 10),
-    )
+    return render("clubs/show.html", "clubs/_standings.html", club=club, body=body)
 
 
 @bp.get("/c/<club_id>/standings.csv")

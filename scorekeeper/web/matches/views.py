@@ -6,7 +6,7 @@ import re
 from datetime import date
 from typing import Any
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from werkzeug import Response
 
@@ -16,8 +16,8 @@ from ...extensions import db
 from ...models import Club
 from ...services import clubs, rule_sets
 from ...services import matches as service
-from .. import authz, storage
-from ..actor import current_actor, remember_match
+from .. import authz, page_cache, storage
+from ..actor import current_actor, current_device, remember_match
 from ..i18n import translate_problem as tr
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
@@ -29,6 +29,12 @@ bp = Blueprint("matches", __name__)
 
 #: What a submission key the deal form was given can look like (it fits its column).
 SUBMISSION_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: A kept match page's deal form gets a submission key of its own for every request.
+SUBMISSION: page_cache.Fresh = (
+    "\x1fsubmission-key\x1f",
+    lambda context: context["form"].submission_key.data if context.get("form") else None,
+    service.new_submission_key,
+)
 
 
 def _loaded(public_id: str, *, lock: bool = False) -> service.LoadedMatch:
@@ -132,6 +138,22 @@ def _new_match_field(form: Any, start: Any, path: str) -> Any:
 @authz.match("read")
 def show(public_id: str) -> Response:
     """The match page: totals, deals, current deal, its entry form, the rules card."""
+    club = g.get("match_club")
+    if club is not None and not wants_fragment():
+        # A club's match: kept until the club changes (web/page_cache.py), per account.
+        # Its scorers are logged in: their history names the account, not this phone,
+        # whose cookie is still made here; the form's keys are new for every request.
+        if g.get("match_writable", True):
+            current_device()
+        title, body = page_cache.kept_page(
+            ("match", public_id),
+            club.data_version,
+            "matches/_match.html",
+            lambda: match_context(_loaded(public_id)),
+            title=lambda context: " · ".join(context["labels"]),
+            fresh=(SUBMISSION,),
+        )
+        return render("matches/show.html", "matches/_match.html", title=title, body=body)
     loaded = _loaded(public_id)
     if loaded.row.club_id is None:
         remember_match(public_id)  # a casual match joins this browser's home page

@@ -1,0 +1,132 @@
+"""The bodies of a club's pages, kept rendered in the process until the club changes.
+
+A club's standings, its player pages and a finished match read by someone who may not
+change it are read far more often than the club changes, and most of their cost is
+reading and rendering the same rows again (issue 17). Their body (everything inside
+``<main>`` but the flashed messages) is kept here, keyed by:
+
+- what the page is (``parts``: the view, the rows, the query string);
+- the club's ``data_version``, read with the club row before anything else the page
+  shows, which every transaction that changes the club moves on
+  (``services.club_versions``): a change is seen at the next request, by every process;
+- who reads it and how: the account (or none), the language, the host (links and the
+  share link carry it).
+
+The page around the body (title, menus, the account, messages) is rendered for every
+request as before. A form's CSRF token is never kept: the body is rendered with a
+placeholder, replaced by this visitor's token when the body is sent.
+
+``PAGE_CACHE_SIZE`` (setting ``SCOREKEEPER_PAGE_CACHE_SIZE``) bounds the bodies kept per
+process (least recently used go first); 0 turns the cache off.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from cachetools import LRUCache
+from flask import current_app, g, render_template, request
+from flask_babel import get_locale
+from flask_login import current_user
+from flask_wtf.csrf import generate_csrf
+from markupsafe import Markup
+
+#: Stands for the visitor's CSRF token in a kept body (no token looks like it).
+TOKEN = "\x1fcsrf-token\x1f"
+DEFAULT_SIZE = 512
+
+
+class Bodies:
+    """A bounded map of rendered bodies, shared by the server's threads."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._kept: LRUCache[Hashable, tuple[str, str]] = LRUCache(maxsize=max(size, 1))
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def get(self, key: Hashable) -> tuple[str, str] | None:
+        with self._lock:
+            found = self._kept.get(key)
+            if found is None:
+                self.misses += 1
+            else:
+                self.hits += 1
+            return found
+
+    def put(self, key: Hashable, page: tuple[str, str]) -> None:
+        with self._lock:
+            self._kept[key] = page
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+            self.hits = self.misses = 0
+
+
+def bodies() -> Bodies:
+    """This app's bodies (made on first use, sized by ``PAGE_CACHE_SIZE``)."""
+    found = current_app.extensions.get("scorekeeper.page_cache")
+    if found is None:
+        size = int(current_app.config.get("PAGE_CACHE_SIZE", DEFAULT_SIZE))
+        found = current_app.extensions["scorekeeper.page_cache"] = Bodies(size)
+    return found  # type: ignore[no-any-return]
+
+
+def _reader() -> tuple[Hashable, ...]:
+    account = current_user.get_id() if current_user.is_authenticated else None
+    return (account, str(get_locale() or "en"), request.host_url)
+
+
+def body(
+    parts: tuple[Hashable, ...],
+    version: int,
+    template: str,
+    context: Callable[[], dict[str, Any]],
+) -> Markup:
+    """The body ``template`` renders with ``context()`` for the page ``parts`` of a club
+    at ``version``: kept from an earlier request when it can be (``context`` is then not
+    called: it is what reads the rows)."""
+    return kept_page(parts, version, template, context)[1]
+
+
+#: A value a kept body must not repeat: (placeholder, where the render put it in its
+#: context, how to make a new one for each request that is sent the body).
+Fresh = tuple[str, Callable[[dict[str, Any]], str | None], Callable[[], str]]
+
+
+def kept_page(
+    parts: tuple[Hashable, ...],
+    version: int,
+    template: str,
+    context: Callable[[], dict[str, Any]],
+    title: Callable[[dict[str, Any]], str] | None = None,
+    fresh: tuple[Fresh, ...] = (),
+) -> tuple[str, Markup]:
+    """``body``, with the page's title made from the same context (``title``), and
+    ``fresh`` values (a form's one-time key) made anew for each request."""
+    kept = bodies()
+    key = (*parts, version, tuple(sorted(request.args.items(multi=True))), *_reader())
+    found = kept.get(key) if kept.size else None
+    if found is None:
+        values = context()
+        html = render_template(template, csrf_token=lambda: TOKEN, **values)
+        token = g.get(current_app.config.get("WTF_CSRF_FIELD_NAME", "csrf_token"))
+        if token:  # a form's own token field (the template's csrf_token() gave TOKEN)
+            html = html.replace(token, TOKEN)
+        for placeholder, used, _make in fresh:
+            value = used(values)
+            if value:
+                html = html.replace(value, placeholder)
+        found = (title(values) if title else "", html)
+        if kept.size:
+            kept.put(key, found)
+    heading, html = found
+    if TOKEN in html:
+        html = html.replace(TOKEN, generate_csrf())
+    for placeholder, _used, make in fresh:
+        if placeholder in html:
+            html = html.replace(placeholder, make())
+    return heading, Markup(html)
