@@ -46,8 +46,10 @@ from flask import (
     session,
     url_for,
 )
-from flask_babel import get_translations
+from flask_babel import get_locale, get_translations
 from flask_babel import gettext as _
+from jinja2.utils import htmlsafe_json_dumps
+from markupsafe import Markup
 
 from ..engine.meld import MAX_MELD
 from ..engine.presets import PRESETS
@@ -208,6 +210,21 @@ def offline_texts() -> dict[str, str]:
     }
 
 
+#: ``offline_texts()`` as every page embeds it, by language: made once per language.
+_OFFLINE_JSON: dict[str, Markup] = {}
+
+
+def offline_texts_json() -> Markup:
+    """``offline_texts()`` as JSON for the base template (the ``tojson`` filter's form):
+    the same for every page in one language, so it is not translated again per page."""
+    language = str(get_locale() or "en")
+    found = _OFFLINE_JSON.get(language)
+    if found is None:
+        found = htmlsafe_json_dumps(offline_texts(), dumps=current_app.json.dumps)
+        _OFFLINE_JSON[language] = found
+    return found
+
+
 #: The knobs of a rule set that the meld check reads (static/js/meld.js).
 MELD_KNOBS = (
     "deals",
@@ -303,7 +320,7 @@ def meld_offline_data(checker: Any) -> dict[str, Any]:
 def register(app: Flask) -> None:
     """The blueprint, and the offline texts for the base template."""
     app.register_blueprint(bp)
-    app.jinja_env.globals["offline_texts"] = offline_texts
+    app.jinja_env.globals["offline_texts_json"] = offline_texts_json
 
     @app.context_processor
     def _forget_offline_pages() -> dict[str, Any]:
