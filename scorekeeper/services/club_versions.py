@@ -12,8 +12,9 @@ not by each writer:
   match history may name; a table added later) moves every club.
 - **Club-wide writes** (side results, standing lines, player rows, ratings: Core
   ``INSERT``/``UPDATE``/``DELETE`` for speed) run under ``locks.lock_club``, which marks
-  the club here. A Core write sent through the session in a transaction that marked no
-  club at all moves every club: correct, if wasteful.
+  the club here. A Core write of a table that holds club rows, in a transaction that
+  marked no club, moves every club: correct, if wasteful. (A log-out's Core delete of
+  its session row moves nothing.)
 - At commit, one ``UPDATE clubs SET data_version = data_version + 1`` for the marked
   clubs, in the same transaction as the change: a page is never kept under a number its
   data has moved past. A reader reads the club row (and with it the number) before
@@ -49,14 +50,17 @@ CLUBLESS = (AccountSession, PasswordReset, KnownName)
 KEY = "scorekeeper.club_versions"
 
 
+#: Their Core writes (a log-out deletes its session row) move no club's pages either.
+CLUBLESS_TABLES = frozenset(model.__tablename__ for model in CLUBLESS)
+
+
 @dataclass
 class Marks:
     """What the transaction changed: which clubs, or (``every``) possibly any."""
 
     clubs: set[int] = field(default_factory=set)
     every: bool = False
-    placed: bool = False  # some write of this transaction was traced (to a club or none)
-    core: bool = False  # a Core INSERT, UPDATE or DELETE went through the session
+    core: bool = False  # a Core INSERT, UPDATE or DELETE of a table a club's rows are in
 
 
 def _marks(session: Session) -> Marks:
@@ -66,12 +70,9 @@ def _marks(session: Session) -> Marks:
     return found
 
 
-def mark(session: Session, club_id: int | None) -> None:
+def mark(session: Session, club_id: int) -> None:
     """This transaction changes the club ``club_id`` (``locks.lock_club`` calls it)."""
-    marks = _marks(session)
-    marks.placed = True
-    if club_id is not None:
-        marks.clubs.add(club_id)
+    _marks(session).clubs.add(club_id)
 
 
 #: How a row without ``club_id`` reaches its match: (relationship, foreign key, model).
@@ -111,15 +112,15 @@ def _before_flush(session: Session, _context: Any, _instances: Any) -> None:
         placed, club_id = _club_of(session, row)
         if not placed:
             marks.every = True
-        else:
-            marks.placed = True
-            if club_id is not None:
-                marks.clubs.add(club_id)
+        elif club_id is not None:
+            marks.clubs.add(club_id)
 
 
 def _executed(state: ORMExecuteState) -> None:
     if state.is_insert or state.is_update or state.is_delete:
-        _marks(state.session).core = True
+        table = getattr(state.statement, "table", None)
+        if getattr(table, "name", None) not in CLUBLESS_TABLES:
+            _marks(state.session).core = True
 
 
 def _before_commit(session: Session) -> None:
@@ -128,7 +129,7 @@ def _before_commit(session: Session) -> None:
     if marks is None:
         return
     bump = update(Club).values(data_version=Club.data_version + 1)
-    if marks.every or (marks.core and not marks.placed):
+    if marks.every or (marks.core and not marks.clubs):
         session.execute(bump.execution_options(synchronize_session=False))
     elif marks.clubs:
         ids = sorted(marks.clubs)

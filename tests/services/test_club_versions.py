@@ -6,12 +6,18 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from sqlalchemy import update
 
 from scorekeeper.engine import PRESETS, Side
 from scorekeeper.extensions import db
-from scorekeeper.models import Club
+from scorekeeper.models import Club, Player
 from scorekeeper.services import accounts, clubs, matches
 from scorekeeper.services.demo import play
+
+
+def versions(app):
+    with app.app_context():
+        return dict(db.session.query(Club.id, Club.data_version).all())
 
 
 @pytest.fixture
@@ -28,15 +34,11 @@ def test_each_transaction_that_changes_a_club_moves_its_version_once_and_no_othe
         db.session.commit()
         other_id = other.id
 
-    def versions():
-        with app.app_context():
-            return dict(db.session.query(Club.id, Club.data_version).all())
-
-    before = versions()
+    before = versions(app)
     with app.app_context():
         loaded = matches.load_match(club[1])
         matches.record_deal(loaded, [{"melded_points": 5}] * 2, "v-2", 2)
-    after = versions()
+    after = versions(app)
     club_id = next(i for i in before if i != other_id)
     assert after[club_id] == before[club_id] + 1
     assert after[other_id] == before[other_id]
@@ -45,13 +47,30 @@ def test_each_transaction_that_changes_a_club_moves_its_version_once_and_no_othe
         matches.record_deal(casual, [{"melded_points": 5}] * 2, "casual-1", 1)
         accounts.sign_up("newcomer", "correct horse battery")
         db.session.commit()
-    assert versions() == after
+    assert versions(app) == after
     with app.app_context():  # its password and language are on no page
         accounts.find("newcomer").language = "cs"
         db.session.commit()
-    assert versions() == after
+    assert versions(app) == after
     with app.app_context():  # its name may be on any club's pages (a match's history)
         accounts.find("newcomer").username = "newcomer2"
         db.session.commit()
-    moved = versions()
+    moved = versions(app)
     assert all(moved[i] == after[i] + 1 for i in after)
+
+
+def test_a_log_out_moves_nothing_and_a_write_nobody_placed_moves_every_club(app, club):
+    with app.app_context():
+        clubs.create_club("Friday")
+        account = accounts.sign_up("ann", "correct horse battery")
+        token = accounts.start_session(account)
+        db.session.commit()
+    before = versions(app)
+    with app.app_context():  # a Core delete of a log-in's row
+        accounts.end_session(token)
+    assert versions(app) == before
+    with app.app_context():  # a Core write of club rows with no club locked: any club
+        db.session.execute(update(Player).values(name=Player.name))
+        db.session.commit()
+    after = versions(app)
+    assert all(after[i] == before[i] + 1 for i in before)
