@@ -1,7 +1,7 @@
 """Every transaction that changes anything of a club moves the club's ``data_version`` on.
 
-The server keeps a club's pages rendered (``web.page_cache``: standings, player pages, a
-finished match read by a visitor), keyed by that number, so it must move whenever
+The server keeps a club's pages rendered (``web.page_cache``: standings, player pages,
+its match pages), keyed by that number, so it must move whenever
 anything those pages show may have changed, whoever wrote it. It is done here, once,
 not by each writer:
 
@@ -21,7 +21,10 @@ not by each writer:
   anything the page shows, so what it renders is at least as new as its key.
 
 On PostgreSQL the update takes the club's row lock at the end of the transaction, after
-any match row it locked: the order of ``services.locks``, so no deadlock.
+any match row it locked: the order of ``services.locks``, so no deadlock. (Moving every
+club locks them all at once: two such transactions, each already holding a club's lock,
+could deadlock, and PostgreSQL would end one. Only an account's new name or an unplaced
+Core write does that.)
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from typing import Any
 
 from flask_sqlalchemy.session import Session as AppSession
 from sqlalchemy import event, inspect, update
-from sqlalchemy.orm import ORMExecuteState, Session
+from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 
 from ..models import (
     Account,
@@ -48,8 +51,6 @@ from ..models import (
 #: Rows that belong to no club: writing them moves no club's pages.
 CLUBLESS = (AccountSession, PasswordReset, KnownName)
 KEY = "scorekeeper.club_versions"
-
-
 #: Their Core writes (a log-out deletes its session row) move no club's pages either.
 CLUBLESS_TABLES = frozenset(model.__tablename__ for model in CLUBLESS)
 
@@ -137,8 +138,11 @@ def _before_commit(session: Session) -> None:
     session.info.pop(KEY, None)  # the update above is ours: it marks nothing
 
 
-def _forget(session: Session, *_args: Any) -> None:
-    session.info.pop(KEY, None)
+def _ended(session: Session, transaction: SessionTransaction) -> None:
+    """The marks go with the session's own transaction (committed or rolled back), not
+    with a savepoint rolled back inside it: what was flushed before that stays."""
+    if transaction.parent is None:
+        session.info.pop(KEY, None)
 
 
 def install() -> None:
@@ -151,8 +155,7 @@ def install() -> None:
         ("before_flush", _before_flush),
         ("do_orm_execute", _executed),
         ("before_commit", _before_commit),
-        ("after_rollback", _forget),
-        ("after_commit", _forget),
+        ("after_transaction_end", _ended),
     )
     for name, listener in listeners:  # the app's sessions, not a migration's own
         if not event.contains(AppSession, name, listener):

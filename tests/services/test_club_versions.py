@@ -10,7 +10,7 @@ from sqlalchemy import update
 
 from scorekeeper.engine import PRESETS, Side
 from scorekeeper.extensions import db
-from scorekeeper.models import Club, Player
+from scorekeeper.models import Club, KnownName, Player
 from scorekeeper.services import accounts, clubs, matches
 from scorekeeper.services.demo import play
 
@@ -74,3 +74,18 @@ def test_a_log_out_moves_nothing_and_a_write_nobody_placed_moves_every_club(app,
         db.session.commit()
     after = versions(app)
     assert all(after[i] == before[i] + 1 for i in before)
+
+
+def test_a_savepoint_rolled_back_keeps_the_marks_of_what_was_written_before_it(app, club):
+    before = versions(app)
+    with app.app_context():  # as a match's names are remembered (services.matches)
+        made = clubs.get_club(club[0])
+        club_id = made.id
+        db.session.add(Player(club_id=made.id, name="Zed", key="zed"))
+        db.session.flush()
+        with pytest.raises(RuntimeError), db.session.begin_nested():
+            db.session.add(KnownName(key="zed", name="Zed"))
+            db.session.flush()
+            raise RuntimeError("undone")
+        db.session.commit()
+    assert versions(app)[club_id] == before[club_id] + 1
