@@ -604,8 +604,13 @@ def in_process(built: Built, prepared: Prepared, args: argparse.Namespace) -> di
                 took, count = _timed(work)
                 times[key].append(took)
                 statements[key] = max(statements[key], count)
-                for response in answered:  # closed once sent, as a server does: work the
-                    response.close()  # app left for after the answer (ratings) runs, untimed
+                # As a server does: the request's session ends (the requests here share
+                # this loop's app context, so its teardown does not run: a transaction the
+                # answer's reads began would hold SQLite's write lock), then the answer is
+                # closed once sent, and work left for after it (ratings) runs, untimed.
+                db.session.remove()
+                for response in answered:
+                    response.close()
                 answered.clear()
         db.session.remove()
         db.engine.dispose()
