@@ -22,6 +22,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from flask_babel import gettext as _
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import joinedload
 
 from ..engine import Problem
 from ..engine.errors import EngineError
@@ -137,8 +138,10 @@ def account_of_session(token: str) -> Account | None:
     """The account logged in with this token, if the session still exists and is current."""
     if not token or len(token) > 128:
         return None
-    row = db.session.scalar(
-        select(AccountSession).where(AccountSession.token_hash == token_hash(token))
+    row = db.session.scalar(  # the account in the same query: every page of a log-in asks
+        select(AccountSession)
+        .where(AccountSession.token_hash == token_hash(token))
+        .options(joinedload(AccountSession.account))
     )
     if row is None or _aware(row.expires_at) <= utcnow():
         return None

@@ -62,6 +62,13 @@ def has_role(account: Account | None, club: Club, role: str) -> bool:
     return rank(role_of(account, club)) >= rank(role)
 
 
+def role_allows(role: str | None, club: Club, level: str) -> bool:
+    """``can_read`` (level ``read``) or ``has_role`` for someone whose role is ``role``."""
+    if level == "read":
+        return club.visibility == "public" or role is not None
+    return rank(role) >= rank(level)
+
+
 def visible_clubs(account: Account | None) -> tuple[list[Club], list[Club]]:
     """The account's clubs, and the public clubs it is not in; each by name."""
     mine: list[Club] = []

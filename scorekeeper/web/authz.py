@@ -118,18 +118,17 @@ def match(level: str) -> Callable[[F], F]:
 
     def check(kwargs: dict[str, Any]) -> None:
         public_id = kwargs.get("public_id", "")
-        club_id = None
+        owner = None
         if is_public_id(public_id):
-            query = select(MatchRow.club_id).where(MatchRow.public_id == public_id)
-            club_id = db.session.scalar(query)
+            query = select(Club).join(MatchRow, MatchRow.club_id == Club.id)
+            owner = db.session.scalar(query.where(MatchRow.public_id == public_id))
         g.match_writable = True
-        if club_id is None:
+        if owner is None:
             return  # a casual match, or none (the view answers 404)
-        owner = db.session.get(Club, club_id)
-        assert owner is not None
         g.match_club = owner  # read before the match: its data version keys kept pages
-        g.match_writable = allowed_in_club(owner, "scorer")
-        if not allowed_in_club(owner, "read" if level == "read" else "scorer"):
+        role = memberships.role_of(account(), owner)
+        g.match_writable = memberships.role_allows(role, owner, "scorer")
+        if not memberships.role_allows(role, owner, "read" if level == "read" else "scorer"):
             refuse()
 
     return _mark(Rule("match", level), check)
