@@ -1,9 +1,9 @@
 """The bodies of a club's pages, kept rendered in the process until the club changes.
 
-A club's standings, its player pages and a finished match read by someone who may not
-change it are read far more often than the club changes, and most of their cost is
-reading and rendering the same rows again (issue 17). Their body (everything inside
-``<main>`` but the flashed messages) is kept here, keyed by:
+A club's standings, its player pages and its match pages are read far more often than
+the club changes, and most of their cost is reading and rendering the same rows again
+(issue 17). Their body (everything inside ``<main>`` but the flashed messages) is kept
+here, keyed by:
 
 - what the page is (``parts``: the view, the rows, the query string);
 - the club's ``data_version``, read with the club row before anything else the page
@@ -13,8 +13,9 @@ reading and rendering the same rows again (issue 17). Their body (everything ins
   share link carry it).
 
 The page around the body (title, menus, the account, messages) is rendered for every
-request as before. A form's CSRF token is never kept: the body is rendered with a
-placeholder, replaced by this visitor's token when the body is sent.
+request as before. Nothing that must differ between two requests is kept: a form's CSRF
+token, and whatever a view names as ``fresh`` (the deal form's submission key), stand in
+the kept body as placeholders, replaced with new values each time the body is sent.
 
 ``PAGE_CACHE_SIZE`` (setting ``SCOREKEEPER_PAGE_CACHE_SIZE``) bounds the bodies kept per
 process (least recently used go first); 0 turns the cache off.
