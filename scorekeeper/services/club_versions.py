@@ -87,7 +87,7 @@ def _club_of(session: Session, row: Any, depth: int = 0) -> tuple[bool, int | No
     if isinstance(row, CLUBLESS):
         return True, None
     if isinstance(row, Account):  # shown by its name alone (a match's history names it)
-        renamed = row.id is not None and inspect(row).attrs.username.history.has_changes()
+        renamed: bool = row.id is not None and inspect(row).attrs.username.history.has_changes()
         return not renamed, None
     club_id = getattr(row, "club_id", None)
     if club_id is not None:
