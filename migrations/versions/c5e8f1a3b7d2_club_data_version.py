@@ -1,6 +1,6 @@
 """clubs.data_version: what the club's kept pages are keyed by
 
-A club's standings, player pages and finished match pages are kept rendered in the
+A club's standings, player pages and match pages are kept rendered in the
 server process (web.page_cache), keyed by this number, which every transaction that
 changes anything of the club moves on (services.club_versions). Existing clubs start at
 a random number, as new ones do.
