@@ -34,8 +34,6 @@ from flask_login import current_user
 from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup
 
-#: Stands for the visitor's CSRF token in a kept body (no token looks like it).
-TOKEN = "\x1fcsrf-token\x1f"
 DEFAULT_SIZE = 512
 
 
@@ -98,6 +96,16 @@ def body(
 Fresh = tuple[str, Callable[[dict[str, Any]], str | None], Callable[[], str]]
 
 
+def _token_used(_context: dict[str, Any]) -> str | None:
+    """The CSRF token this request's render put in the body (a form's field or
+    ``csrf_token()``: Flask-WTF makes one a request and keeps it on ``g``), if any."""
+    return g.get(current_app.config.get("WTF_CSRF_FIELD_NAME", "csrf_token"))  # type: ignore[no-any-return]
+
+
+#: The visitor's CSRF token: every kept body's first fresh value.
+TOKEN: Fresh = ("\x1fcsrf-token\x1f", _token_used, generate_csrf)
+
+
 def kept_page(
     parts: tuple[Hashable, ...],
     version: int,
@@ -111,23 +119,19 @@ def kept_page(
     kept = bodies()
     key = (*parts, version, tuple(sorted(request.args.items(multi=True))), *_reader())
     found = kept.get(key) if kept.size else None
+    values = (TOKEN, *fresh)
     if found is None:
-        values = context()
-        html = render_template(template, csrf_token=lambda: TOKEN, **values)
-        token = g.get(current_app.config.get("WTF_CSRF_FIELD_NAME", "csrf_token"))
-        if token:  # a form's own token field (the template's csrf_token() gave TOKEN)
-            html = html.replace(token, TOKEN)
-        for placeholder, used, _make in fresh:
-            value = used(values)
+        rows = context()
+        html = render_template(template, **rows)
+        for placeholder, used, _make in values:
+            value = used(rows)
             if value:
                 html = html.replace(value, placeholder)
-        found = (title(values) if title else "", html)
+        found = (title(rows) if title else "", html)
         if kept.size:
             kept.put(key, found)
     heading, html = found
-    if TOKEN in html:
-        html = html.replace(TOKEN, generate_csrf())
-    for placeholder, _used, make in fresh:
+    for placeholder, _used, make in values:
         if placeholder in html:
             html = html.replace(placeholder, make())
     return heading, Markup(html)

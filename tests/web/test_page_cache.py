@@ -66,7 +66,9 @@ def normal(html):
 def fetch(client, path):
     response = client.get(path)
     assert response.status_code == 200, path
-    return normal(response.get_data(as_text=True))
+    html = response.get_data(as_text=True)
+    assert "\x1f" not in html, f"{path}: a placeholder was sent"
+    return normal(html)
 
 
 def assert_fresh(app, readers, club):
