@@ -23,7 +23,7 @@ from datetime import date
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, delete, func, insert, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from ..engine.standings import (
     Key,
@@ -41,7 +41,7 @@ from ..engine.standings import (
     streak,
 )
 from ..models import MatchPlayer, MatchSide, SideResult, StandingLine
-from .side_records import ALL_TIME, at_or_after, in_scope, records_of, seats_query
+from .side_records import ALL_TIME, at_or_after, earlier_than, in_scope, records_of, seats_query
 
 __all__ = ["ALL_TIME", "PARTNERSHIP", "PLAYER", "read_line", "read_lines", "rebuild", "refresh"]
 
@@ -141,9 +141,18 @@ def refresh(
         # the games of these players after this one (date, then match: the order lines
         # sum their records in): none when it is tonight's newest, a few when another
         # table finished first; they tell where the streak stands
+        # (a correlated EXISTS, not ``their_sides``: that list is every side the players
+        # ever had, which grows with the history; this reads the rows after the match)
+        seat = aliased(MatchPlayer)
+        theirs = (
+            select(seat.id)
+            .where(seat.side_id == SideResult.side_id, seat.player_id.in_(players))
+            .correlate(SideResult)
+            .exists()
+        )
         later_query = seats_query().where(
             SideResult.club_id == club_id,
-            SideResult.side_id.in_(their_sides),
+            theirs,
             SideResult.match_id != match_id,
             at_or_after(SideResult, appended, match_id),
         )
@@ -297,11 +306,14 @@ def _outcomes(
     """The outcomes of ``key``'s games after the match at ``place`` (``newer``) or before
     it, nearest first, at most ``limit``: read along the club's game order from the match
     (``ix_side_results_club_order``)."""
-    here = at_or_after(SideResult, *place)
     query = (
         select(SideResult.outcome)
         .where(SideResult.club_id == club_id, _sides_of(kind, key))
-        .where(and_(here, SideResult.match_id != place[1]) if newer else ~here)
+        .where(
+            and_(at_or_after(SideResult, *place), SideResult.match_id != place[1])
+            if newer
+            else earlier_than(SideResult, *place)
+        )
         .order_by(
             *(
                 (SideResult.played_on, SideResult.match_id)

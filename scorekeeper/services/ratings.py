@@ -26,7 +26,7 @@ from sqlalchemy import and_, delete, exists, func, select, update
 from ..extensions import db
 from ..models import Club, MatchPlayer, Player, RatingPoint, SideResult
 from . import locks
-from .side_records import at_or_after
+from .side_records import at_or_after, earlier_than
 
 MODEL = PlackettLuce()  # default mu 25, sigma 25/3: deterministic, no randomness
 START_MU, START_SIGMA = MODEL.mu, MODEL.sigma
@@ -90,10 +90,8 @@ def match_changed(club_id: int, match_id: int, played_on: date) -> None:
     """A match changed (corrected, reopened, removed, finished out of order): rate the
     club's history again from it (or from where it was rated, if that is earlier), in the
     request when little follows it, else after the answer (``catch_up``)."""
-    rated_on = db.session.scalar(
-        select(func.min(RatingPoint.played_on)).where(
-            RatingPoint.club_id == club_id, RatingPoint.match_id == match_id
-        )
+    rated_on = db.session.scalar(  # by the match's own index (its points are the club's)
+        select(func.min(RatingPoint.played_on)).where(RatingPoint.match_id == match_id)
     )
     since = (min(played_on, rated_on) if rated_on else played_on, match_id)
     stale = _stale_from(club_id)
@@ -116,15 +114,15 @@ def replay_from(
         upto = chunk[limit] if len(chunk) > limit else None
     window = and_(RatingPoint.club_id == club_id, at_or_after(RatingPoint, *since))
     if upto is not None:
-        window = and_(window, ~at_or_after(RatingPoint, *upto))
+        window = and_(window, earlier_than(RatingPoint, *upto))
     seats = _side_rows(club_id, None, since=since, upto=upto)
     touched = set(db.session.scalars(select(RatingPoint.player_id).where(window).distinct()))
     touched |= {player for *_seat, player in seats if player is not None}
     db.session.execute(delete(RatingPoint).where(window))
     players = _players(club_id)
-    before = _last_before(club_id, touched, since)
+    last = _last_before(club_id, touched, since)
     for player_id in touched & players.keys():
-        mu, sigma = before.get(player_id, (None, None))
+        mu, sigma = last.get(player_id, (None, None))
         players[player_id].rating_mu, players[player_id].rating_sigma = mu, sigma
     by_match: dict[int, list[tuple[int, int, date, int, int | None]]] = {}
     for row in seats:
@@ -234,7 +232,7 @@ def _last_before(
         .where(
             RatingPoint.player_id == Player.id,
             RatingPoint.club_id == club_id,
-            ~at_or_after(RatingPoint, *since),
+            earlier_than(RatingPoint, *since),
         )
         .order_by(RatingPoint.played_on.desc(), RatingPoint.match_id.desc())
         .limit(1)
@@ -274,7 +272,6 @@ def _side_rows(
             MatchPlayer.player_id,
         )
         .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
-        .where(SideResult.club_id == club_id)
         .order_by(
             SideResult.played_on,
             SideResult.match_id,
@@ -282,12 +279,16 @@ def _side_rows(
             MatchPlayer.position,
         )
     )
+    # One match: by its own index. With the club's id as well, SQLite read the club's
+    # whole history in its order instead (the ORDER BY) and filtered it.
     if match_id is not None:
         query = query.where(SideResult.match_id == match_id)
+    else:
+        query = query.where(SideResult.club_id == club_id)
     if since is not None:
         query = query.where(at_or_after(SideResult, *since))
     if upto is not None:
-        query = query.where(~at_or_after(SideResult, *upto))
+        query = query.where(earlier_than(SideResult, *upto))
     return [tuple(row) for row in db.session.execute(query)]  # type: ignore[misc]
 
 

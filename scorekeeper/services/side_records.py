@@ -11,7 +11,7 @@ from collections.abc import Collection, Iterable, Sequence
 from datetime import date
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, func, or_, select
+from sqlalchemy import ColumnElement, func, select, tuple_
 from sqlalchemy.orm import Session
 
 from ..engine.standings import Opponent, SideRecord
@@ -22,11 +22,17 @@ ALL_TIME = 0  # the scope of all-time lines; a season's scope is its id
 
 def at_or_after(model: Any, played_on: date, match_id: int) -> ColumnElement[bool]:
     """Rows of ``model`` (side results, rating points) at or after the match in the order
-    standings and ratings count a club's games in: date, then match id."""
-    return or_(
-        model.played_on > played_on,
-        and_(model.played_on == played_on, model.match_id >= match_id),
-    )
+    standings and ratings count a club's games in: date, then match id.
+
+    A row-value comparison, which SQLite and PostgreSQL both read as a range of the
+    ``(club_id, played_on, match_id)`` indexes; the same condition spelled with ``OR``
+    made SQLite read every row of the club (10 ms at 10,000 matches, growing with it)."""
+    return tuple_(model.played_on, model.match_id) >= tuple_(played_on, match_id)
+
+
+def earlier_than(model: Any, played_on: date, match_id: int) -> ColumnElement[bool]:
+    """Rows of ``model`` before the match in that order (the rest of ``at_or_after``)."""
+    return tuple_(model.played_on, model.match_id) < tuple_(played_on, match_id)
 
 
 SEAT_COLUMNS = (
