@@ -139,6 +139,8 @@ class RatingPoint(db.Model):  # type: ignore[name-defined,misc]
         Index("ix_rating_points_club_order", "club_id", "played_on", "match_id"),
         # a player's points in that order: the last one before a match, the chart's latest
         Index("ix_rating_points_player_order", "player_id", "played_on", "match_id"),
+        # a match's points: where it was rated (a change of it), its removal's cascade
+        Index("ix_rating_points_match", "match_id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
