@@ -12,13 +12,19 @@ here, keyed by:
 - who reads it and how: the account (or none), the language, the host (links and the
   share link carry it).
 
-The page around the body (title, menus, the account, messages) is rendered for every
-request as before. Nothing that must differ between two requests is kept: a form's CSRF
-token, and whatever a view names as ``fresh`` (the deal form's submission key), stand in
-the kept body as placeholders, replaced with new values each time the body is sent.
+The whole page, the body in the site's frame (title, menus, the account, the language
+links), is kept too (``whole_page``), under the same key with the request's full path
+and whether the session has a CSRF token yet (the frame gives htmx the token once it
+has). A request with something to show once (a flashed message, the log-out's offline
+clean-up) is rendered for itself: its frame is made anew around the kept body, and
+neither is taken from nor kept for anyone else.
 
-``PAGE_CACHE_SIZE`` (setting ``SCOREKEEPER_PAGE_CACHE_SIZE``) bounds the bodies kept per
-process (least recently used go first); 0 turns the cache off.
+Nothing that must differ between two requests is kept: a form's CSRF token, and
+whatever a view names as ``fresh`` (the deal form's submission key), stand in what is
+kept as placeholders, replaced with new values each time it is sent.
+
+``PAGE_CACHE_SIZE`` (setting ``SCOREKEEPER_PAGE_CACHE_SIZE``) bounds the bodies and
+pages kept per process (least recently used go first); 0 turns the cache off.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from cachetools import LRUCache
-from flask import current_app, g, render_template, request
+from flask import Response, current_app, g, make_response, render_template, request, session
 from flask_babel import get_locale
 from flask_login import current_user
 from flask_wtf.csrf import generate_csrf
@@ -131,7 +137,56 @@ def kept_page(
         if kept.size:
             kept.put(key, found)
     heading, html = found
+    return heading, Markup(_filled(html, values))
+
+
+def _filled(html: str, values: tuple[Fresh, ...]) -> str:
+    """``html`` with a new value for each placeholder it holds (noted on ``g``, so that a
+    page kept whole can put the placeholders back: ``whole_page``)."""
+    made = g.setdefault("kept_fresh", {})
     for placeholder, _used, make in values:
         if placeholder in html:
-            html = html.replace(placeholder, make())
-    return heading, Markup(html)
+            made[placeholder] = made.get(placeholder) or make()
+            html = html.replace(placeholder, made[placeholder])
+    return html
+
+
+#: What a request's session may hold that a page shows once (then it is gone): such a
+#: page is rendered for that request alone, never kept or taken from the kept ones.
+SHOWN_ONCE = ("_flashes", "clear_offline")
+
+
+def whole_page(
+    parts: tuple[Hashable, ...],
+    version: int,
+    make: Callable[[], Response],
+    fresh: tuple[Fresh, ...] = (),
+) -> Response:
+    """The whole page ``make`` renders (a ``kept_page`` body in the site's frame: title,
+    menus, the account, the language links) kept as well, under the body's key and the
+    request's full path: a reader who comes back pays for neither. Not when this request
+    has a message to show once (a flashed message, the log-out's offline clean-up)."""
+    kept = bodies()
+    if not kept.size or any(name in session for name in SHOWN_ONCE):
+        return make()
+    # the frame carries the CSRF token for htmx only once the session has one (base.html)
+    token_kept = current_app.config.get("WTF_CSRF_FIELD_NAME", "csrf_token") in session
+    key = ("page", *parts, version, request.full_path, token_kept, *_reader())
+    values = (TOKEN, *fresh)
+    found = kept.get(key)
+    if found is None:
+        response = make()
+        if response.status_code != 200 or response.direct_passthrough:
+            return response
+        html = response.get_data(as_text=True)
+        put_in = dict(g.get("kept_fresh", {}))
+        token = _token_used({})
+        if token:
+            put_in[TOKEN[0]] = token
+        for placeholder, value in put_in.items():
+            html = html.replace(value, placeholder)
+        kept.put(key, ("", html))
+        return response
+    response = make_response(_filled(found[1], values))
+    response.vary.add("HX-Request")
+    return response

@@ -175,3 +175,37 @@ def test_the_cache_can_be_turned_off(app, club, readers):
         assert page_cache.bodies().hits == 0
         assert db.session.query(Match).count() == 5
         assert db.session.query(Account).count() >= 1
+
+
+def test_a_whole_page_is_kept_and_a_message_shown_once_is_never_kept(app, club, readers):
+    visitor, path = readers["visitor"], pages(club)[0]
+    fetch(visitor, path)
+    fetch(visitor, path)  # kept whole now
+    with visitor.session_transaction() as stored:
+        stored["_flashes"] = [("success", "Saved: deal 3.")]
+    assert "Saved: deal 3." in fetch(visitor, path)
+    assert "Saved: deal 3." not in fetch(visitor, path)
+    assert "Saved: deal 3." not in fetch(app.test_client(), path)
+
+
+def test_the_log_out_clean_up_reaches_that_phone_alone(app, club, readers):
+    scorer, path = readers["scorer"], pages(club)[0]
+    fetch(readers["visitor"], path)
+    assert scorer.post("/logout").status_code in (302, 303)
+    assert "data-forget-offline" in fetch(scorer, path)
+    assert "data-forget-offline" not in fetch(scorer, path)
+    assert "data-forget-offline" not in fetch(readers["visitor"], path)
+    assert "data-forget-offline" not in fetch(app.test_client(), path)
+
+
+def test_a_kept_page_has_one_new_token_in_its_frame_and_its_forms(app, club, readers):
+    path = f"/m/{club[2]}"
+    # kept before the session had a token, whose frame (base.html) then has none
+    readers["scorer"].get(path)
+    for _ in range(3):
+        html = readers["scorer"].get(path).get_data(as_text=True)
+        head = re.search(r"""hx-headers='\{"X-CSRFToken": "([^"]+)"\}'""", html)
+        forms = set(re.findall(r'name="csrf_token"[^>]*value="([^"]+)"', html))
+        assert head and forms == {head.group(1)}
+    with app.app_context():
+        assert page_cache.bodies().hits >= 2

@@ -80,5 +80,9 @@ def player(club_id: str, player_id: str) -> Response:
         }
 
     parts = ("player", club.id, person.id)
-    body = page_cache.body(parts, club.data_version, "clubs/_player_body.html", context)
-    return render("clubs/player.html", "clubs/player.html", club=club, player=person, body=body)
+
+    def page() -> Response:
+        body = page_cache.body(parts, club.data_version, "clubs/_player_body.html", context)
+        return render("clubs/player.html", "clubs/player.html", club=club, player=person, body=body)
+
+    return page_cache.whole_page(parts, club.data_version, page)
