@@ -87,8 +87,8 @@ def row_values(club_id: int, scope: int, kind: str, line: Line) -> dict[str, Any
     }
 
 
-def line_from(row: StandingLine) -> Line:
-    """The engine line a stored row holds."""
+def line_from(row: Any) -> Line:
+    """The engine line a stored row holds (a ``StandingLine``, or a row of its table)."""
     return Line(
         key=key_of(row.kind, row.members),
         tally=Tally(row.wins, row.draws, row.losses),
@@ -120,6 +120,12 @@ def refresh(
     caller has read them already). Otherwise the lines are summed again from the players'
     side results (``replace_match`` is the bounded way for a change of a counted match).
     """
+    scopes = tuple(dict.fromkeys((ALL_TIME, season_id or ALL_TIME)))
+    if appended is not None:
+        if own is None:  # the match's records, unless the caller has read them
+            own = [r for _season, r in records_of(session.execute(_seats_of(match_id)))]
+        _append(session, club_id, match_id, scopes, appended, own)
+        return
     seated: dict[int, list[int]] = {}
     for side_id, player_id in session.execute(
         select(MatchSide.id, MatchPlayer.player_id)
@@ -133,51 +139,8 @@ def refresh(
     pairs = [partnership(ids) for ids in seated.values() if len(ids) > 1]
     if not players:
         return
-    scopes = dict.fromkeys((ALL_TIME, season_id or ALL_TIME))
     their_sides = select(MatchPlayer.side_id).where(MatchPlayer.player_id.in_(players))
-    if appended is not None:
-        if own is None:  # the match's records, unless the caller has read them
-            own = [r for _season, r in records_of(session.execute(_seats_of(match_id)))]
-        # the games of these players after this one (date, then match: the order lines
-        # sum their records in): none when it is tonight's newest, a few when another
-        # table finished first; they tell where the streak stands
-        # (a correlated EXISTS, not ``their_sides``: that list is every side the players
-        # ever had, which grows with the history; this reads the rows after the match)
-        seat = aliased(MatchPlayer)
-        theirs = (
-            select(seat.id)
-            .where(seat.side_id == SideResult.side_id, seat.player_id.in_(players))
-            .correlate(SideResult)
-            .exists()
-        )
-        later_query = seats_query().where(
-            SideResult.club_id == club_id,
-            theirs,
-            SideResult.match_id != match_id,
-            at_or_after(SideResult, appended, match_id),
-        )
-        for scope in scopes:
-            later = [r for _season, r in records_of(session.execute(in_scope(later_query, scope)))]
-            stored = {
-                (kind, line.key): line
-                for kind in (PLAYER, PARTNERSHIP)
-                for line in _read(session, club_id, scope, kind, players, pairs)
-            }
-            found = [
-                (
-                    kind,
-                    add(
-                        stored.get((kind, key)) or line_of(key, []),
-                        record,
-                        sum(1 for r in later if key in keys(r)),
-                    ),
-                )
-                for record in own
-                for kind, keys in ((PLAYER, player_keys), (PARTNERSHIP, partnership_keys))
-                for key in keys(record)
-            ]
-            _replace(session, club_id, scope, found)
-        return
+    found: list[Found] = []
     for scope in scopes:
         query = seats_query().where(
             SideResult.club_id == club_id, SideResult.side_id.in_(their_sides)
@@ -185,11 +148,66 @@ def refresh(
         records = [
             record for _season, record in records_of(session.execute(in_scope(query, scope)))
         ]
-        found = [(PLAYER, line_of(p, [r for r in records if p in r.players])) for p in players] + [
-            (PARTNERSHIP, line_of(pair, [r for r in records if partnership(r.players) == pair]))
+        found += [
+            (scope, PLAYER, line_of(p, [r for r in records if p in r.players])) for p in players
+        ] + [
+            (
+                scope,
+                PARTNERSHIP,
+                line_of(pair, [r for r in records if partnership(r.players) == pair]),
+            )
             for pair in pairs
         ]
-        _replace(session, club_id, scope, found)
+    _replace(session, club_id, found)
+
+
+def _append(
+    session: Session,
+    club_id: int,
+    match_id: int,
+    scopes: tuple[int, ...],
+    day: date,
+    own: Sequence[SideRecord],
+) -> None:
+    """Add a just-finished match's records (``own``) to its players' and partnerships'
+    lines in each scope: four statements whatever the history."""
+    players = [p for record in own for p in record.players]
+    if not players:
+        return
+    pairs = [key for record in own for key in partnership_keys(record)]
+    # the games of these players after this one (date, then match: the order lines sum
+    # their records in): none when it is tonight's newest, a few when another table
+    # finished first; they tell where the streak stands. A correlated EXISTS, not the
+    # list of every side the players ever had (which grows with the history): this reads
+    # the rows after the match.
+    seat = aliased(MatchPlayer)
+    theirs = (
+        select(seat.id)
+        .where(seat.side_id == SideResult.side_id, seat.player_id.in_(players))
+        .correlate(SideResult)
+        .exists()
+    )
+    later = records_of(
+        session.execute(
+            seats_query().where(
+                SideResult.club_id == club_id,
+                theirs,
+                SideResult.match_id != match_id,
+                at_or_after(SideResult, day, match_id),
+            )
+        )
+    )
+    stored = _read(session, club_id, scopes, players, pairs)
+    found: list[Found] = []
+    for scope in scopes:
+        after = [r for season, r in later if scope in (ALL_TIME, season)]
+        for record in own:
+            for kind, keys in ((PLAYER, player_keys), (PARTNERSHIP, partnership_keys)):
+                for key in keys(record):
+                    line = stored.get((scope, kind, key)) or line_of(key, [])
+                    newer = sum(1 for r in after if key in keys(r))
+                    found.append((scope, kind, add(line, record, newer)))
+    _replace(session, club_id, found)
 
 
 def replace_match(
@@ -217,29 +235,26 @@ def replace_match(
     if old_day != day or not players:
         refresh(session, club_id, match_id, season_id)
         return
-    for scope in dict.fromkeys((ALL_TIME, season_id or ALL_TIME)):
-        stored = {
-            (kind, line.key): line
-            for kind in (PLAYER, PARTNERSHIP)
-            for line in _read(session, club_id, scope, kind, players, pairs)
-        }
-        found = []
+    scopes = tuple(dict.fromkeys((ALL_TIME, season_id or ALL_TIME)))
+    stored = _read(session, club_id, scopes, players, pairs)
+    found: list[Found] = []
+    for scope in scopes:
         for kind, keys in ((PLAYER, player_keys), (PARTNERSHIP, partnership_keys)):
             was = {key: record for record in old for key in keys(record)}
             now = {key: record for record in new for key in keys(record)}
             for key in dict.fromkeys([*was, *now]):
-                line = stored.get((kind, key))
+                line = stored.get((scope, kind, key))
                 if line is None:  # not stored as expected: sum it again
                     line = line_of(key, _records_of_key(session, club_id, scope, kind, key))
-                    found.append((kind, line))
+                    found.append((scope, kind, line))
                     continue
                 run = _run(session, club_id, scope, kind, key, (day, match_id), line, now.get(key))
                 if key in was:
                     line = retract(line, was[key], run)
                 if key in now:
                     line = replace(extend(line, now[key]), streak=run)
-                found.append((kind, line))
-        _replace(session, club_id, scope, found)
+                found.append((scope, kind, line))
+    _replace(session, club_id, found)
 
 
 def _run(
@@ -338,42 +353,62 @@ def _seats_of(match_id: int) -> Any:
     return seats_query().where(SideResult.match_id == match_id)
 
 
+#: A line to store: its scope, its kind and the line.
+Found = tuple[int, str, Line]
+
+
 def _read(
     session: Session,
     club_id: int,
-    scope: int,
-    kind: str,
+    scopes: Sequence[int],
     players: Sequence[int],
     pairs: Sequence[tuple[Key, ...]],
-) -> list[Line]:
-    """The stored lines of these players (or partnerships) in a scope."""
-    keys: Sequence[Key] = players if kind == PLAYER else pairs
-    if not keys:
-        return []
-    rows = session.scalars(
-        select(StandingLine).where(
+) -> dict[tuple[int, str, Key], Line]:
+    """The stored lines of these players and partnerships in these scopes (one query),
+    by scope, kind and key."""
+    texts = [members_text(k) for k in (*players, *pairs)]
+    if not texts:
+        return {}
+    rows = session.execute(
+        select(StandingLine.__table__).where(
             StandingLine.club_id == club_id,
-            StandingLine.scope == scope,
-            StandingLine.kind == kind,
-            StandingLine.members.in_([members_text(k) for k in keys]),
+            StandingLine.scope.in_(scopes),
+            StandingLine.members.in_(texts),
         )
     )
-    return [line_from(row) for row in rows]
+    found = {}
+    for row in rows:
+        line = line_from(row)
+        found[row.scope, row.kind, line.key] = line
+    return found
 
 
-def _replace(session: Session, club_id: int, scope: int, found: Sequence[tuple[str, Line]]) -> None:
-    for kind in (PLAYER, PARTNERSHIP):
-        members = [members_text(line.key) for k, line in found if k == kind]
-        if members:
-            session.execute(
-                delete(StandingLine).where(
-                    StandingLine.club_id == club_id,
-                    StandingLine.scope == scope,
-                    StandingLine.kind == kind,
-                    StandingLine.members.in_(members),
-                )
+def _replace(session: Session, club_id: int, found: Sequence[Found]) -> None:
+    """Store ``found`` in place of the lines of the same scope, kind and members (a line
+    with no game is only taken out): one DELETE when every line is in every scope (as
+    the writes here make them), and one INSERT."""
+    if not found:
+        return
+    scopes_of: dict[tuple[str, str], set[int]] = {}
+    for scope, kind, line in found:
+        scopes_of.setdefault((kind, members_text(line.key)), set()).add(scope)
+    scopes = set().union(*scopes_of.values())
+    groups = (
+        [(scopes, list(scopes_of))]
+        if all(s == scopes for s in scopes_of.values())
+        else [({scope}, [k for k, s in scopes_of.items() if scope in s]) for scope in scopes]
+    )
+    # (the kinds together: a partnership's members hold a comma, a player's never do)
+    for in_scopes, keys in groups:
+        session.execute(
+            delete(StandingLine).where(
+                StandingLine.club_id == club_id,
+                StandingLine.scope.in_(sorted(in_scopes)),
+                StandingLine.kind.in_(sorted({kind for kind, _members in keys})),
+                StandingLine.members.in_(sorted({members for _kind, members in keys})),
             )
-    values = [row_values(club_id, scope, kind, line) for kind, line in found if line.games]
+        )
+    values = [row_values(club_id, scope, kind, line) for scope, kind, line in found if line.games]
     if values:
         session.execute(insert(StandingLine), values)
 

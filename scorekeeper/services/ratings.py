@@ -19,9 +19,10 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from openskill.models import PlackettLuce
-from sqlalchemy import and_, delete, exists, func, select, update
+from sqlalchemy import and_, delete, exists, func, insert, select, update
 
 from ..extensions import db
 from ..models import Club, MatchPlayer, Player, RatingPoint, SideResult
@@ -83,7 +84,7 @@ def match_finished(club_id: int, match_id: int, played_on: date, was_rated: bool
     if was_rated or later or _stale_from(club_id) is not None:
         match_changed(club_id, match_id, played_on)
         return
-    _rate(club_id, _side_rows(club_id, match_id), _players(club_id))
+    _store(_rate(club_id, _side_rows(club_id, match_id), _players(club_id)))
 
 
 def match_changed(club_id: int, match_id: int, played_on: date) -> None:
@@ -127,8 +128,7 @@ def replay_from(
     by_match: dict[int, list[tuple[int, int, date, int, int | None]]] = {}
     for row in seats:
         by_match.setdefault(row[0], []).append(row)
-    for sides in by_match.values():
-        _rate(club_id, sides, players)
+    _store([point for sides in by_match.values() for point in _rate(club_id, sides, players)])
     return upto, len(by_match)
 
 
@@ -174,8 +174,7 @@ def recompute(club_id: int) -> None:
     by_match: dict[int, list[tuple[int, int, date, int, int | None]]] = {}
     for row in _side_rows(club_id, None):
         by_match.setdefault(row[0], []).append(row)
-    for sides in by_match.values():
-        _rate(club_id, sides, players)
+    _store([point for sides in by_match.values() for point in _rate(club_id, sides, players)])
 
 
 def _stale_from(club_id: int) -> tuple[date, int] | None:
@@ -296,15 +295,16 @@ def _rate(
     club_id: int,
     seats: Sequence[tuple[int, int, date, int, int | None]],
     players: dict[int, Player],
-) -> None:
-    """Rate one match from its seats; write each player's new rating and a history point."""
+) -> list[dict[str, Any]]:
+    """Rate one match from its seats: each player's new rating (on the player) and the
+    history points to store (``_store``)."""
     teams: dict[int, list[int | None]] = {}
     points: dict[int, int] = {}
     for _match, side, _day, side_points, player in seats:
         teams.setdefault(side, []).append(player)
         points[side] = side_points
     if len(teams) < 2:
-        return
+        return []
     order = list(teams)
     ranks = [1 + sum(points[o] > points[s] for o in order) for s in order]
     before = [
@@ -313,22 +313,30 @@ def _rate(
     ]
     after = MODEL.rate(before, ranks=ranks)
     match_id, played_on = seats[0][0], seats[0][2]
+    found = []
     for side, ratings in zip(order, after, strict=True):
         for player_id, rating in zip(teams[side], ratings, strict=True):
             if player_id is None or player_id not in players:
                 continue
             player = players[player_id]
             player.rating_mu, player.rating_sigma = rating.mu, rating.sigma
-            db.session.add(
-                RatingPoint(
-                    player_id=player_id,
-                    match_id=match_id,
-                    club_id=club_id,
-                    played_on=played_on,
-                    mu=rating.mu,
-                    sigma=rating.sigma,
-                )
+            found.append(
+                {
+                    "player_id": player_id,
+                    "match_id": match_id,
+                    "club_id": club_id,
+                    "played_on": played_on,
+                    "mu": rating.mu,
+                    "sigma": rating.sigma,
+                }
             )
+    return found
+
+
+def _store(points: list[dict[str, Any]]) -> None:
+    """Insert rating points: one statement, however many matches they rate."""
+    if points:
+        db.session.execute(insert(RatingPoint), points)
 
 
 def _current(player: Player | None) -> tuple[float, float]:
