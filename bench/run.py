@@ -766,6 +766,12 @@ def print_tables(report: dict[str, Any]) -> None:
 # -- the run -------------------------------------------------------------------------------------
 
 
+def default_cache() -> Path:
+    """Where built clubs are kept unless told (``--cache-dir``)."""
+    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return home / "scorekeeper-bench"
+
+
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", help="finished matches of each club (default 1000,10000)")
@@ -805,8 +811,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     if args.no_cache:
         args.cache_dir = None
     elif args.cache_dir is None:
-        home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-        args.cache_dir = home / "scorekeeper-bench"
+        args.cache_dir = default_cache()
     args.secret = secrets.token_hex(16)
     return args
 

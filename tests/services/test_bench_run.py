@@ -55,3 +55,18 @@ def test_a_quick_run_serves_every_request_and_ends_with_one_line_of_json(tmp_pat
     assert set(report["growth"]["4"]) == keys - {"floor"} | {"floor_rps"}
     assert report["targets"] and all("met" in t for t in report["targets"].values())
     assert set(report["builds"]) == {"2", "4"}
+
+
+def test_the_statements_script_names_each_statement_of_a_post_at_both_sizes(tmp_path, capsys):
+    statements = bench("statements")
+    cache = str(tmp_path / "cache")
+    arguments = ["--sizes", "2,4", "--requests", "2", "--kind", "finish_late_post"]
+    code = statements.main([*arguments, "--cache-dir", cache, "--top", "3"])
+    out = capsys.readouterr().out
+    report = json.loads(out.strip().splitlines()[-1])
+    assert code == 0, out
+    assert report["kind"] == "finish_late_post" and set(report["ms"]) == {"2", "4"}
+    assert report["statements"]["2"] > 20 and report["statements"]["4"] > 20
+    assert len(report["grew_most"]) == 3
+    assert all(g["statement"] and len(g["ms"]) == 2 for g in report["grew_most"])
+    assert "grew the most" in out and "slowest @4" in out
