@@ -27,10 +27,10 @@ from typing import Any, TypeVar
 
 from flask import abort, g, request
 from flask_login import current_user
-from sqlalchemy import select
+from sqlalchemy import and_, null, select
 
 from ..extensions import db, login_manager
-from ..models import Club, SavedRuleSet, is_public_id
+from ..models import Club, Membership, SavedRuleSet, is_public_id
 from ..models import Match as MatchRow
 from ..services import clubs, memberships, rule_sets
 
@@ -118,15 +118,24 @@ def match(level: str) -> Callable[[F], F]:
 
     def check(kwargs: dict[str, Any]) -> None:
         public_id = kwargs.get("public_id", "")
-        owner = None
+        found = None
         if is_public_id(public_id):
-            query = select(Club).join(MatchRow, MatchRow.club_id == Club.id)
-            owner = db.session.scalar(query.where(MatchRow.public_id == public_id))
+            # the club and the reader's role in it, in one query
+            me = account()
+            query = select(Club, Membership.role if me else null()).join(
+                MatchRow, MatchRow.club_id == Club.id
+            )
+            if me:
+                query = query.outerjoin(
+                    Membership,
+                    and_(Membership.club_id == Club.id, Membership.account_id == me.id),
+                )
+            found = db.session.execute(query.where(MatchRow.public_id == public_id)).first()
         g.match_writable = True
-        if owner is None:
+        if found is None:
             return  # a casual match, or none (the view answers 404)
+        owner, role = found
         g.match_club = owner  # read before the match: its data version keys kept pages
-        role = memberships.role_of(account(), owner)
         g.match_writable = memberships.role_allows(role, owner, "scorer")
         if not memberships.role_allows(role, owner, "read" if level == "read" else "scorer"):
             refuse()
