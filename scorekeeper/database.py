@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -67,20 +69,103 @@ def tune_sqlite(engine: Engine) -> None:
     """
     if engine.dialect.name != "sqlite":
         return
+    writers = _WRITERS[engine] = WriterQueue(BUSY_SECONDS)
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=10000")
+        cursor.execute(f"PRAGMA busy_timeout={int(BUSY_SECONDS * 1000)}")
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Any) -> None:
         reads = _reading() or connection.get_execution_options().get(READ_ONLY, False)
-        connection.exec_driver_sql("BEGIN" if reads else "BEGIN IMMEDIATE")
+        if reads:
+            connection.exec_driver_sql("BEGIN")
+            return
+        writers.enter(connection.info)
+        try:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        except BaseException:
+            writers.leave(connection.info)
+            raise
+
+    # The transaction ends (these fire just before its COMMIT or ROLLBACK is sent: the
+    # next writer's BEGIN IMMEDIATE may wait that long in SQLite's busy handler), or its
+    # connection goes back to the pool or is thrown away without either.
+    @event.listens_for(engine, "commit")
+    @event.listens_for(engine, "rollback")
+    def _ended(connection: Any) -> None:
+        if not connection.invalidated:  # (its turn ended with it: ``_dropped``)
+            writers.leave(connection.info)
+
+    @event.listens_for(engine.pool, "checkin")
+    @event.listens_for(engine.pool, "close")
+    def _returned(_dbapi_connection: Any, record: Any) -> None:
+        writers.leave(record.info)
+
+    @event.listens_for(engine.pool, "reset")
+    @event.listens_for(engine.pool, "invalidate")
+    def _dropped(_dbapi_connection: Any, record: Any, _state: Any) -> None:
+        writers.leave(record.info)
+
+
+def writer_queue(engine: Engine) -> WriterQueue | None:
+    """The engine's queue of writers (SQLite), or None."""
+    return _WRITERS.get(engine)
+
+
+#: How long a writer waits for SQLite's write lock (its busy timeout), and for its turn
+#: among this process's writers (``WriterQueue``).
+BUSY_SECONDS = 10.0
+
+
+class WriterQueue:
+    """This process's SQLite writers, one at a time, each woken as the one before ends.
+
+    SQLite lets one transaction write at a time; a writer that finds the lock taken
+    sleeps in its busy handler, longer and longer (up to 100 ms a try), and is not woken
+    when the lock is released: with a few phones saving at once on a club night, one
+    could wait seconds while the lock sat free, and another write twice meanwhile. The
+    server's threads wait here instead, on a lock that wakes the next one as soon as a
+    write ends, before ``BEGIN IMMEDIATE``; SQLite's own lock still orders processes
+    (``serve --workers``, commands). A thread that begins a second write transaction
+    while its first is open (on another connection) is not made to wait for itself: it
+    goes to SQLite, as before. A writer that waited ``timeout`` goes to SQLite too.
+    """
+
+    HOLDS = "scorekeeper_writer_turn"
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._owner: int | None = None
+
+    def enter(self, info: dict[Any, Any]) -> None:
+        """Wait for this connection's turn to write (``info``: its pool record's)."""
+        me = threading.get_ident()
+        if info.get(self.HOLDS) or self._owner == me:
+            return
+        if self._lock.acquire(timeout=self.timeout):
+            self._owner = me
+            info[self.HOLDS] = True
+
+    def leave(self, info: dict[Any, Any]) -> None:
+        """The connection's write transaction is over: the next writer's turn."""
+        if info.pop(self.HOLDS, False):
+            self._owner = None
+            self._lock.release()
+
+    @property
+    def taken(self) -> bool:
+        """Whether a writer of this process has its turn now."""
+        return self._lock.locked()
+
+
+_WRITERS: weakref.WeakKeyDictionary[Engine, WriterQueue] = weakref.WeakKeyDictionary()
 
 
 def reading_only() -> None:
