@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from flask_babel import lazy_gettext as _l
@@ -158,8 +159,26 @@ def _count(label: Any = "", high: int = COUNT_BOUND) -> IntegerField:
     return WholeNumberField(label, high)
 
 
-def side_form_class(rules: RuleSet) -> type[Form]:
-    """The entry of one side under ``rules``."""
+#: What a deal form's fields depend on in a rule set: its books (kind, name), the count
+#: fields of the two card blocks, one red-three count or two, whether exact draws count.
+Shape = tuple[tuple[tuple[str, str], ...], tuple[str, ...], tuple[str, ...], bool, bool]
+
+
+def form_shape(rules: RuleSet) -> Shape:
+    """The rule set's ``Shape``: the key its form classes are made and kept by."""
+    return (
+        tuple((kind, rules.book_name(kind)) for kind in rules.book_kinds()),
+        card_keys(rules, "melded"),
+        card_keys(rules, "left"),
+        bool(rules.red_three.hand_and_foot_alike),
+        bool(rules.exact_draw_bonus),
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _side_form_class(shape: Shape) -> type[Form]:
+    """The entry of one side under rules of this ``shape``."""
+    books, melded, left, alike, exact_draws = shape
 
     class SideForm(Form):
         red_threes = _count(_l("Red threes laid"))
@@ -167,23 +186,25 @@ def side_form_class(rules: RuleSet) -> type[Form]:
         melded_points = _count(_l("Points on the table"), POINTS_BOUND)
         left_points = _count(_l("Points left in hand and foot"), POINTS_BOUND)
 
-    for kind in rules.book_kinds():
-        setattr(SideForm, f"books_{kind}", _count(rules.book_name(kind)))
-    for block in ("melded", "left"):
-        for key in card_keys(rules, block):
+    for kind, name in books:
+        setattr(SideForm, f"books_{kind}", _count(name))
+    for block, keys in (("melded", melded), ("left", left)):
+        for key in keys:
             setattr(SideForm, f"{block}_{field_slug(key)}", _count(key))
-    if rules.red_three.hand_and_foot_alike:
+    if alike:
         # One count serves both: a red three costs the same wherever it was left.
         SideForm.red_threes_left = _count(_l("Red threes left in hand or foot"))
     else:
         SideForm.red_threes_left_in_foot = _count(_l("Red threes in a foot nobody picked up"))
-    if rules.exact_draw_bonus:
+    if exact_draws:
         SideForm.exact_draws = _count(_l("Exact draws"))
     return SideForm
 
 
-def deal_form(rules: RuleSet, side_count: int, data: Any = None, obj: Any = None) -> FlaskForm:
-    """The whole deal: who went out, each side's entry, and the submission guards."""
+@functools.lru_cache(maxsize=64)
+def _deal_form_class(shape: Shape, side_count: int) -> type[FlaskForm]:
+    """Made once per shape and number of sides (labels are translated when shown), not
+    for every form: a class's fields are sorted and bound anew for each new class."""
 
     class DealForm(FlaskForm):
         went_out = RadioField(_l("Who went out?"), default="")
@@ -191,9 +212,15 @@ def deal_form(rules: RuleSet, side_count: int, data: Any = None, obj: Any = None
         expected_deal = HiddenField()
         version = HiddenField()
         sides = FieldList(
-            FormField(side_form_class(rules)), min_entries=side_count, max_entries=side_count
+            FormField(_side_form_class(shape)), min_entries=side_count, max_entries=side_count
         )
 
+    return DealForm
+
+
+def deal_form(rules: RuleSet, side_count: int, data: Any = None, obj: Any = None) -> FlaskForm:
+    """The whole deal: who went out, each side's entry, and the submission guards."""
+    DealForm = _deal_form_class(form_shape(rules), side_count)
     if data is not None:
         # FieldList numbers its entries by the indices posted: mark every side present,
         # so a post that leaves side 0's fields out cannot shift side 1 into its place
