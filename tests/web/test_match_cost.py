@@ -81,6 +81,8 @@ def test_a_saved_deal_is_answered_without_reading_the_match_again(
     reread = [s for s in after if any(f" {t} " in f"{s} " for t in MATCH_TABLES)]
     assert reread == [], reread
     assert len(after) <= 2, after  # BEGIN (SQLite) and the history
+    # ...reading only: on SQLite not a second turn at the write lock
+    assert "BEGIN IMMEDIATE" not in after, after
 
 
 @pytest.mark.parametrize("deals", [1, 4], ids=["playing", "finishing"])

@@ -223,6 +223,9 @@ def record(public_id: str) -> Response:
         except EngineError as error:
             general = forms.apply_problems(form, error.problems)
         else:
+            # Saved: the answer only reads from here on (on SQLite a plain BEGIN, not a
+            # second turn at the write lock behind every phone saving meanwhile).
+            reading_only()
             announcement = saved_announcement(loaded, expected or len(loaded.game.deals))
             if wants_fragment():
                 context = match_context(loaded, outcome="saved", announcement=announcement)
