@@ -256,6 +256,7 @@ def load(tables: Rows, source: str = THE_FILE) -> Imported:
         reset_sequences(session)
         rebuilt = rebuild_tables(session, games)
         session.commit()
+        analyze(session)
     except IntegrityError as error:
         session.rollback()
         reason = str(error.orig).strip().splitlines()[0]
@@ -266,6 +267,18 @@ def load(tables: Rows, source: str = THE_FILE) -> Imported:
         session.rollback()
         raise
     return Imported({name: len(rows) for name, rows in tables.items()}, rebuilt)
+
+
+def analyze(session: Session) -> None:
+    """On PostgreSQL, gather the planner's statistics of the imported history now. A
+    database filled at once has none until autovacuum comes by; meanwhile the planner
+    guessed, and read every deal side of the history for one match's page (30 ms at
+    10,000 matches, instead of a fraction of one). SQLite is left as it is: its queries
+    are written for its plans without statistics (``tests/services/test_write_plans.py``)."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    session.execute(text("ANALYZE"))
+    session.commit()
 
 
 def reset_sequences(session: Session) -> None:

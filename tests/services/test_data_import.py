@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from scorekeeper.engine import PRESETS
 from scorekeeper.extensions import db
@@ -175,3 +175,23 @@ def refusal_keeping(doc: dict[str, Any]) -> str:
         data_import.load(data_import.parse(doc, "club.json"))
     db.session.remove()
     return str(refused.value)
+
+
+def test_an_import_leaves_postgresql_with_the_statistics_of_the_history(
+    exported: dict[str, Any],
+) -> None:
+    """PostgreSQL plans by its statistics: an imported history is analyzed at once (a
+    planner without them read every deal side for one match's page). SQLite is left
+    without statistics, which its queries are written for."""
+    data_import.load(data_import.parse(exported, "club.json"))
+    if db.engine.dialect.name == "postgresql":
+        analyzed = db.session.execute(
+            text(
+                "SELECT relname FROM pg_stat_user_tables WHERE last_analyze IS NOT NULL"
+                " AND relname IN ('deals', 'deal_sides', 'side_results', 'rating_points')"
+            )
+        ).scalars()
+        assert sorted(analyzed) == ["deal_sides", "deals", "rating_points", "side_results"]
+    else:
+        stats = "SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'"
+        assert db.session.execute(text(stats)).scalar() == 0
