@@ -361,8 +361,8 @@ def _read(
     session: Session,
     club_id: int,
     scopes: Sequence[int],
-    players: Sequence[int],
-    pairs: Sequence[tuple[Key, ...]],
+    players: Sequence[Key],
+    pairs: Sequence[Key],
 ) -> dict[tuple[int, str, Key], Line]:
     """The stored lines of these players and partnerships in these scopes (one query),
     by scope, kind and key."""
