@@ -269,7 +269,7 @@ def load(tables: Rows, source: str = THE_FILE) -> Imported:
     return Imported({name: len(rows) for name, rows in tables.items()}, rebuilt)
 
 
-def analyze(session: Session) -> None:
+def analyze(session: Any) -> None:
     """On PostgreSQL, gather the planner's statistics of the imported history now. A
     database filled at once has none until autovacuum comes by; meanwhile the planner
     guessed, and read every deal side of the history for one match's page (30 ms at

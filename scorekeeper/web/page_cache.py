@@ -31,14 +31,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Hashable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from cachetools import LRUCache
-from flask import Response, current_app, g, make_response, render_template, request, session
+from flask import current_app, g, make_response, render_template, request, session
 from flask_babel import get_locale
 from flask_login import current_user
 from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup
+from werkzeug import Response
+
+#: What a view's page function answers (a Flask response, through ``render``).
+Answer = TypeVar("Answer", bound=Response)
 
 DEFAULT_SIZE = 512
 
@@ -159,9 +163,9 @@ SHOWN_ONCE = ("_flashes", "clear_offline")
 def whole_page(
     parts: tuple[Hashable, ...],
     version: int,
-    make: Callable[[], Response],
+    make: Callable[[], Answer],
     fresh: tuple[Fresh, ...] = (),
-) -> Response:
+) -> Answer:
     """The whole page ``make`` renders (a ``kept_page`` body in the site's frame: title,
     menus, the account, the language links) kept as well, under the body's key and the
     request's full path: a reader who comes back pays for neither. Not when this request
@@ -187,6 +191,6 @@ def whole_page(
             html = html.replace(value, placeholder)
         kept.put(key, ("", html))
         return response
-    response = make_response(_filled(found[1], values))
-    response.vary.add("HX-Request")
-    return response
+    answer = make_response(_filled(found[1], values))  # as ``render`` makes them
+    answer.vary.add("HX-Request")
+    return cast(Answer, answer)
