@@ -13,7 +13,7 @@ here, keyed by:
   share link carry it).
 
 The whole page, the body in the site's frame (title, menus, the account, the language
-links), is kept too (``whole_page``), under the same key with the request's full path
+links), is kept too (``page``), under the same key with the request's full path
 and whether the session has a CSRF token yet (the frame gives htmx the token once it
 has). A request with something to show once (a flashed message, the log-out's offline
 clean-up) is rendered for itself: its frame is made anew around the kept body, and
@@ -89,18 +89,6 @@ def _reader() -> tuple[Hashable, ...]:
     return (account, str(get_locale() or "en"), request.host_url)
 
 
-def body(
-    parts: tuple[Hashable, ...],
-    version: int,
-    template: str,
-    context: Callable[[], dict[str, Any]],
-) -> Markup:
-    """The body ``template`` renders with ``context()`` for the page ``parts`` of a club
-    at ``version``: kept from an earlier request when it can be (``context`` is then not
-    called: it is what reads the rows)."""
-    return kept_page(parts, version, template, context)[1]
-
-
 #: A value a kept body must not repeat: (placeholder, where the render put it in its
 #: context, how to make a new one for each request that is sent the body).
 Fresh = tuple[str, Callable[[dict[str, Any]], str | None], Callable[[], str]]
@@ -124,8 +112,11 @@ def kept_page(
     title: Callable[[dict[str, Any]], str] | None = None,
     fresh: tuple[Fresh, ...] = (),
 ) -> tuple[str, Markup]:
-    """``body``, with the page's title made from the same context (``title``), and
-    ``fresh`` values (a form's one-time key) made anew for each request."""
+    """The page's title (made by ``title`` from the same context) and the body
+    ``template`` renders with ``context()`` for the page ``parts`` of a club at
+    ``version``: kept from an earlier request when it can be (``context`` is then not
+    called: it is what reads the rows); ``fresh`` values (a form's one-time key) are
+    made anew for each request."""
     kept = bodies()
     key = (*parts, version, tuple(sorted(request.args.items(multi=True))), *_reader())
     found = kept.get(key) if kept.size else None
@@ -146,7 +137,7 @@ def kept_page(
 
 def _filled(html: str, values: tuple[Fresh, ...]) -> str:
     """``html`` with a new value for each placeholder it holds (noted on ``g``, so that a
-    page kept whole can put the placeholders back: ``whole_page``)."""
+    page kept whole can put the placeholders back: ``page``)."""
     made = g.setdefault("kept_fresh", {})
     for placeholder, _used, make in values:
         if placeholder in html:
@@ -160,16 +151,24 @@ def _filled(html: str, values: tuple[Fresh, ...]) -> str:
 SHOWN_ONCE = ("_flashes", "clear_offline")
 
 
-def whole_page(
+def page(
     parts: tuple[Hashable, ...],
     version: int,
-    make: Callable[[], Answer],
+    template: str,
+    context: Callable[[], dict[str, Any]],
+    frame: Callable[[str, Markup], Answer],
+    title: Callable[[dict[str, Any]], str] | None = None,
     fresh: tuple[Fresh, ...] = (),
 ) -> Answer:
-    """The whole page ``make`` renders (a ``kept_page`` body in the site's frame: title,
-    menus, the account, the language links) kept as well, under the body's key and the
-    request's full path: a reader who comes back pays for neither. Not when this request
-    has a message to show once (a flashed message, the log-out's offline clean-up)."""
+    """A club's page: its body (``kept_page``) in the site's frame (``frame(title,
+    body)`` renders the page around it), the whole of it kept as well, under the body's
+    key and the request's full path: a reader who comes back pays for neither. Not when
+    this request has a message to show once (a flashed message, the log-out's offline
+    clean-up): then only the body is taken from what is kept."""
+
+    def make() -> Answer:
+        return frame(*kept_page(parts, version, template, context, title, fresh))
+
     kept = bodies()
     if not kept.size or any(name in session for name in SHOWN_ONCE):
         return make()

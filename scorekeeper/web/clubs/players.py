@@ -79,10 +79,12 @@ def player(club_id: str, player_id: str) -> Response:
             **profiles.profile(club, person, season.id if season else None),
         }
 
-    parts = ("player", club.id, person.id)
-
-    def page() -> Response:
-        body = page_cache.body(parts, club.data_version, "clubs/_player_body.html", context)
-        return render("clubs/player.html", "clubs/player.html", club=club, player=person, body=body)
-
-    return page_cache.whole_page(parts, club.data_version, page)
+    return page_cache.page(
+        ("player", club.id, person.id),
+        club.data_version,
+        "clubs/_player_body.html",
+        context,
+        lambda _title, body: render(
+            "clubs/player.html", "clubs/player.html", club=club, player=person, body=body
+        ),
+    )

@@ -95,13 +95,15 @@ def show(club_id: str) -> Response:
 
     if wants_fragment():  # the filter's htmx answer: the table alone
         return render("clubs/show.html", "clubs/_standings.html", **context())
-    parts = ("standings", club.id)
-
-    def page() -> Response:
-        body = page_cache.body(parts, club.data_version, "clubs/_show_body.html", context)
-        return render("clubs/show.html", "clubs/_standings.html", club=club, body=body)
-
-    return page_cache.whole_page(parts, club.data_version, page)
+    return page_cache.page(
+        ("standings", club.id),
+        club.data_version,
+        "clubs/_show_body.html",
+        context,
+        lambda _title, body: render(
+            "clubs/show.html", "clubs/_standings.html", club=club, body=body
+        ),
+    )
 
 
 @bp.get("/c/<club_id>/standings.csv")

@@ -145,20 +145,17 @@ def show(public_id: str) -> Response:
         # whose cookie is still made here; the form's keys are new for every request.
         if g.get("match_writable", True):
             current_device()
-        parts = ("match", public_id)
-
-        def page() -> Response:
-            title, body = page_cache.kept_page(
-                parts,
-                club.data_version,
-                "matches/_match.html",
-                lambda: match_context(_loaded(public_id)),
-                title=lambda context: " · ".join(context["labels"]),
-                fresh=(SUBMISSION,),
-            )
-            return render("matches/show.html", "matches/_match.html", title=title, body=body)
-
-        return page_cache.whole_page(parts, club.data_version, page, fresh=(SUBMISSION,))
+        return page_cache.page(
+            ("match", public_id),
+            club.data_version,
+            "matches/_match.html",
+            lambda: match_context(_loaded(public_id)),
+            lambda title, body: render(
+                "matches/show.html", "matches/_match.html", title=title, body=body
+            ),
+            title=lambda context: " · ".join(context["labels"]),
+            fresh=(SUBMISSION,),
+        )
     loaded = _loaded(public_id)
     if loaded.row.club_id is None:
         remember_match(public_id)  # a casual match joins this browser's home page
