@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session, selectinload
 
 from ..engine import Match, RuleSet, Side
@@ -140,17 +140,16 @@ def _fill(
 
 def rebuild_tables(session: Session, games: dict[int, Match]) -> dict[str, int]:
     """Write every derived table from the imported rows; return the rows written."""
-    finished = session.scalars(
+    finished = session.scalars(  # read whole before the first insert below
         select(MatchRow)
         .where(MatchRow.club_id.is_not(None), MatchRow.finished.is_(True))
         .options(selectinload(MatchRow.sides))
         .order_by(MatchRow.id)
-    )
+    ).all()
     clubs = set()
     for row in finished:
-        session.add_all(standings.side_results(row, games[row.id]))
+        session.execute(insert(SideResult), standings.side_results(row, games[row.id]))
         clubs.add(row.club_id)
-    session.flush()
     for club_id in sorted(clubs):
         aggregates.rebuild(session, club_id)
         player_rows.rebuild(session, club_id)

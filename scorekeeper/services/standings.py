@@ -16,7 +16,7 @@ from datetime import date
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import delete, event, select
+from sqlalchemy import delete, event, insert, select
 from sqlalchemy.orm import Session
 
 from ..engine import Match
@@ -52,9 +52,8 @@ def write_results(session: Session, row: MatchRow, game: Match) -> None:
     locks.lock_club(session, row.club_id)
     before = side_records.records_before(session, row.id)  # what the rows count of it
     session.execute(delete(SideResult).where(SideResult.match_id == row.id))
-    if game.finished:
-        session.add_all(side_results(row, game))
-        session.flush()
+    if game.finished:  # one statement, no ids read back: nothing here holds the rows
+        session.execute(insert(SideResult), side_results(row, game))
     elif before is None:
         return
     now = player_rows.seated(session, row.id) if game.finished else []
@@ -91,8 +90,9 @@ def played_of(row: MatchRow) -> date:
     return row.played_on or row.created_at.date()
 
 
-def side_results(row: MatchRow, game: Match) -> list[SideResult]:
-    """The result rows of a finished club match, one per side, summed from its deals."""
+def side_results(row: MatchRow, game: Match) -> list[dict[str, Any]]:
+    """The result rows of a finished club match, one per side, summed from its deals (the
+    values of an ``INSERT`` into ``side_results``)."""
     totals = game.totals
     found = []
     for index, side in enumerate(row.sides):
@@ -102,7 +102,7 @@ def side_results(row: MatchRow, game: Match) -> list[SideResult]:
             for kind, count in entry.books.items():
                 books[kind if kind in BOOK_COLUMNS else "other"] += count
         found.append(
-            SideResult(
+            dict(
                 side_id=side.id,
                 match_id=row.id,
                 club_id=row.club_id,
