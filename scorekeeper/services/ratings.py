@@ -72,16 +72,21 @@ CHUNK = 50
 def match_finished(club_id: int, match_id: int, played_on: date, was_rated: bool) -> None:
     """Rate a finished match: on top of the current ratings when it is the newest, else as
     a change of the history from it (``match_changed``)."""
-    later = db.session.scalar(
-        select(
-            exists().where(
-                RatingPoint.club_id == club_id,
-                RatingPoint.match_id != match_id,
-                at_or_after(RatingPoint, played_on, match_id),
-            )
+    # one statement: whether a later match is rated already, and whether the club's
+    # ratings are being brought up to date (either way it is not simply appended)
+    later = (
+        exists()
+        .where(
+            RatingPoint.club_id == club_id,
+            RatingPoint.match_id != match_id,
+            at_or_after(RatingPoint, played_on, match_id),
         )
+        .label("later")
     )
-    if was_rated or later or _stale_from(club_id) is not None:
+    found = db.session.execute(
+        select(later, Club.ratings_stale_on).where(Club.id == club_id)
+    ).one_or_none()
+    if was_rated or found is None or found.later or found.ratings_stale_on is not None:
         match_changed(club_id, match_id, played_on)
         return
     _store(_rate(club_id, _side_rows(club_id, match_id), _players(club_id)))
@@ -91,11 +96,20 @@ def match_changed(club_id: int, match_id: int, played_on: date) -> None:
     """A match changed (corrected, reopened, removed, finished out of order): rate the
     club's history again from it (or from where it was rated, if that is earlier), in the
     request when little follows it, else after the answer (``catch_up``)."""
-    rated_on = db.session.scalar(  # by the match's own index (its points are the club's)
-        select(func.min(RatingPoint.played_on)).where(RatingPoint.match_id == match_id)
+    # where it was rated (by the match's own index: its points are the club's) and where
+    # the club's stale ratings start, in one statement
+    rated = (
+        select(func.min(RatingPoint.played_on))
+        .where(RatingPoint.match_id == match_id)
+        .scalar_subquery()
+        .label("rated_on")
     )
+    found = db.session.execute(
+        select(rated, Club.ratings_stale_on, Club.ratings_stale_match).where(Club.id == club_id)
+    ).one_or_none()
+    rated_on = found.rated_on if found is not None else None
     since = (min(played_on, rated_on) if rated_on else played_on, match_id)
-    stale = _stale_from(club_id)
+    stale = _stale_of(found)
     if stale is not None or len(_finished_from(club_id, since, IN_REQUEST + 1)) > IN_REQUEST:
         _mark_stale(club_id, min(since, stale) if stale else since)
         return
@@ -179,12 +193,18 @@ def recompute(club_id: int) -> None:
 
 def _stale_from(club_id: int) -> tuple[date, int] | None:
     """Where the club's stale ratings start (None: they are current)."""
-    row = db.session.execute(
-        select(Club.ratings_stale_on, Club.ratings_stale_match).where(Club.id == club_id)
-    ).one_or_none()
-    if row is None or row[0] is None:
+    return _stale_of(
+        db.session.execute(
+            select(Club.ratings_stale_on, Club.ratings_stale_match).where(Club.id == club_id)
+        ).one_or_none()
+    )
+
+
+def _stale_of(row: Any) -> tuple[date, int] | None:
+    """Where stale ratings start, from a row with the club's two columns (None: current)."""
+    if row is None or row.ratings_stale_on is None:
         return None
-    return (row[0], int(row[1] or 0))
+    return (row.ratings_stale_on, int(row.ratings_stale_match or 0))
 
 
 def _mark_stale(club_id: int, since: tuple[date, int] | None) -> None:
