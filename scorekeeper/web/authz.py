@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 
 from flask import abort, g, request
 from flask_login import current_user
-from sqlalchemy import and_, null, select
+from sqlalchemy import and_, bindparam, null, select
 
 from ..extensions import db, login_manager
 from ..models import Club, Membership, SavedRuleSet, is_public_id
@@ -113,6 +113,25 @@ def club(level: str) -> Callable[[F], F]:
     return _mark(Rule("club", level), check)
 
 
+#: A match's club (None for a casual match) with the reader's role in it, and with no role
+#: for a visitor. Built once: on a kept page, building the statement cost more than
+#: running it.
+_CLUB_OF_MATCH = (
+    select(Club, null())
+    .join(MatchRow, MatchRow.club_id == Club.id)
+    .where(MatchRow.public_id == bindparam("public_id"))
+)
+_CLUB_AND_ROLE = (
+    select(Club, Membership.role)
+    .join(MatchRow, MatchRow.club_id == Club.id)
+    .outerjoin(
+        Membership,
+        and_(Membership.club_id == Club.id, Membership.account_id == bindparam("account_id")),
+    )
+    .where(MatchRow.public_id == bindparam("public_id"))
+)
+
+
 def match(level: str) -> Callable[[F], F]:
     """The URL's match (``public_id``): casual by its link; a club's by its club's rules."""
 
@@ -122,15 +141,11 @@ def match(level: str) -> Callable[[F], F]:
         if is_public_id(public_id):
             # the club and the reader's role in it, in one query
             me = account()
-            query = select(Club, Membership.role if me else null()).join(
-                MatchRow, MatchRow.club_id == Club.id
-            )
             if me:
-                query = query.outerjoin(
-                    Membership,
-                    and_(Membership.club_id == Club.id, Membership.account_id == me.id),
-                )
-            found = db.session.execute(query.where(MatchRow.public_id == public_id)).first()
+                query, values = _CLUB_AND_ROLE, {"public_id": public_id, "account_id": me.id}
+            else:
+                query, values = _CLUB_OF_MATCH, {"public_id": public_id}
+            found = db.session.execute(query, values).first()
         g.match_writable = True
         if found is None:
             return  # a casual match, or none (the view answers 404)
