@@ -583,37 +583,37 @@ def in_process(built: Built, prepared: Prepared, args: argparse.Namespace) -> di
             )
         )
 
+    # Each request pushes its own app context, as under a server: nothing a request keeps
+    # on ``g`` (the logged-in account, above all) is there for the next one, and its
+    # teardown ends its session. Only the engine is taken from the app beforehand.
     with app.app_context():
-        for key in GETS:  # warm-up: templates compiled, caches filled
-            get(key)()
+        engine = db.engine
+    for key in GETS:  # warm-up: templates compiled, caches filled
+        get(key)()
+    floor.get("/")
+    for round_ in range(args.repeat):
+        started = time.perf_counter()
         floor.get("/")
-        for round_ in range(args.repeat):
-            started = time.perf_counter()
-            floor.get("/")
-            times[FLOOR].append(time.perf_counter() - started)
-            for key in GETS:
-                if round_ >= HEAVY.get(key, args.repeat):
-                    continue
-                took, count = _timed(get(key))
-                times[key].append(took)
-                statements[key] = max(statements[key], count)
-            for key in POSTS:
-                work = post(key)
-                if work is None:
-                    continue
-                took, count = _timed(work)
-                times[key].append(took)
-                statements[key] = max(statements[key], count)
-                # As a server does: the request's session ends (the requests here share
-                # this loop's app context, so its teardown does not run: a transaction the
-                # answer's reads began would hold SQLite's write lock), then the answer is
-                # closed once sent, and work left for after it (ratings) runs, untimed.
-                db.session.remove()
-                for response in answered:
-                    response.close()
-                answered.clear()
-        db.session.remove()
-        db.engine.dispose()
+        times[FLOOR].append(time.perf_counter() - started)
+        for key in GETS:
+            if round_ >= HEAVY.get(key, args.repeat):
+                continue
+            took, count = _timed(get(key), engine)
+            times[key].append(took)
+            statements[key] = max(statements[key], count)
+        for key in POSTS:
+            work = post(key)
+            if work is None:
+                continue
+            took, count = _timed(work, engine)
+            times[key].append(took)
+            statements[key] = max(statements[key], count)
+            # As a server does: the answer is closed once sent, and work left for after
+            # it (ratings) runs, untimed.
+            for response in answered:
+                response.close()
+            answered.clear()
+    engine.dispose()
     return {
         "figures": {
             key: {

@@ -79,40 +79,41 @@ def measure(
     def after(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
         ran.append((statement, time.perf_counter() - started.pop()))
 
+    # Each request pushes its own app context, as under a server (nothing kept on ``g``,
+    # the logged-in account above all, carries over); only the engine is taken before.
     with app.app_context():
-        event.listen(db.engine, "before_cursor_execute", before)
-        event.listen(db.engine, "after_cursor_execute", after)
-        try:
-            for public_id in prepared.local[kind]:
-                body = run.deal_post(public_id, form, run.PREPARED[kind][0] + 1, rng)
-                ran.clear()
-                if profiler:
-                    profiler.enable()
-                began = time.perf_counter()
-                response = client.post(
-                    f"/m/{public_id}/deals",
-                    data=body,
-                    content_type="application/x-www-form-urlencoded",
-                    headers={"HX-Request": "true"},
-                )
-                response.get_data()
-                totals.append(time.perf_counter() - began)
-                if profiler:
-                    profiler.disable()
-                if response.status_code != 200:
-                    raise SystemExit(f"bench: the POST answered {response.status_code}")
-                seen: dict[str, int] = defaultdict(int)
-                for statement, took in ran:
-                    text = " ".join(statement.split())
-                    seen[text] += 1
-                    per[text, seen[text]].append(took)
-                db.session.remove()  # as a server does, then the answer is closed
-                response.close()
-        finally:
-            event.remove(db.engine, "before_cursor_execute", before)
-            event.remove(db.engine, "after_cursor_execute", after)
-            db.session.remove()
-            db.engine.dispose()
+        engine = db.engine
+    event.listen(engine, "before_cursor_execute", before)
+    event.listen(engine, "after_cursor_execute", after)
+    try:
+        for public_id in prepared.local[kind]:
+            body = run.deal_post(public_id, form, run.PREPARED[kind][0] + 1, rng)
+            ran.clear()
+            if profiler:
+                profiler.enable()
+            began = time.perf_counter()
+            response = client.post(
+                f"/m/{public_id}/deals",
+                data=body,
+                content_type="application/x-www-form-urlencoded",
+                headers={"HX-Request": "true"},
+            )
+            response.get_data()
+            totals.append(time.perf_counter() - began)
+            if profiler:
+                profiler.disable()
+            if response.status_code != 200:
+                raise SystemExit(f"bench: the POST answered {response.status_code}")
+            seen: dict[str, int] = defaultdict(int)
+            for statement, took in ran:
+                text = " ".join(statement.split())
+                seen[text] += 1
+                per[text, seen[text]].append(took)
+            response.close()  # as a server does, once the answer is sent
+    finally:
+        event.remove(engine, "before_cursor_execute", before)
+        event.remove(engine, "after_cursor_execute", after)
+        engine.dispose()
     report = ""
     if profiler:
         out = io.StringIO()

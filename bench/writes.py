@@ -76,21 +76,22 @@ def _record(loaded: matches.LoadedMatch, rng: random.Random) -> matches.LoadedMa
     return loaded
 
 
-def _timed(work: Callable[[], object]) -> tuple[float, int]:
-    """Seconds and SQL statements of ``work``."""
+def _timed(work: Callable[[], object], engine: Any = None) -> tuple[float, int]:
+    """Seconds and SQL statements of ``work`` (on ``engine``; the app's, by default)."""
     count = 0
+    engine = engine if engine is not None else db.engine
 
     def counted(*_args: object) -> None:
         nonlocal count
         count += 1
 
-    event.listen(db.engine, "before_cursor_execute", counted)
+    event.listen(engine, "before_cursor_execute", counted)
     try:
         started = time.perf_counter()
         work()
         took = time.perf_counter() - started
     finally:
-        event.remove(db.engine, "before_cursor_execute", counted)
+        event.remove(engine, "before_cursor_execute", counted)
     return took, count
 
 
