@@ -15,12 +15,13 @@ a missing column takes its default (or NULL), when it has one.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, insert, inspect, select, text
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from ..engine.errors import phrase
@@ -38,6 +39,8 @@ from .data_tables import (
     exported_columns,
     exported_tables,
 )
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -256,7 +259,6 @@ def load(tables: Rows, source: str = THE_FILE) -> Imported:
         reset_sequences(session)
         rebuilt = rebuild_tables(session, games)
         session.commit()
-        analyze(session)
     except IntegrityError as error:
         session.rollback()
         reason = str(error.orig).strip().splitlines()[0]
@@ -266,6 +268,7 @@ def load(tables: Rows, source: str = THE_FILE) -> Imported:
     except BaseException:
         session.rollback()
         raise
+    analyze(session)  # after the commit, and outside the try: the import stands either way
     return Imported({name: len(rows) for name, rows in tables.items()}, rebuilt)
 
 
@@ -274,11 +277,17 @@ def analyze(session: Any) -> None:
     database filled at once has none until autovacuum comes by; meanwhile the planner
     guessed, and read every deal side of the history for one match's page (30 ms at
     10,000 matches, instead of a fraction of one). SQLite is left as it is: its queries
-    are written for its plans without statistics (``tests/services/test_write_plans.py``)."""
+    are written for its plans without statistics (``tests/services/test_write_plans.py``).
+    Statistics are a help, not part of the import: if ``ANALYZE`` fails, that is logged
+    and the committed import stands (autovacuum gathers them later)."""
     if session.get_bind().dialect.name != "postgresql":
         return
-    session.execute(text("ANALYZE"))
-    session.commit()
+    try:
+        session.execute(text("ANALYZE"))
+        session.commit()
+    except SQLAlchemyError:
+        session.rollback()
+        log.warning("The imported history was not analyzed; autovacuum will", exc_info=True)
 
 
 def reset_sequences(session: Session) -> None:

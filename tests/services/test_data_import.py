@@ -5,10 +5,12 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from sqlalchemy import func, select, text
+from sqlalchemy.exc import OperationalError
 
 from scorekeeper.engine import PRESETS
 from scorekeeper.extensions import db
@@ -195,3 +197,32 @@ def test_an_import_leaves_postgresql_with_the_statistics_of_the_history(
     else:
         stats = "SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'"
         assert db.session.execute(text(stats)).scalar() == 0
+
+
+def test_an_import_stands_when_postgresql_cannot_analyze_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Statistics help the planner but are not part of the import: a failed ``ANALYZE``
+    (after the import's commit) is logged and rolled back, not reported as a failed
+    import."""
+
+    class Session:
+        rolled_back = False
+
+        def get_bind(self) -> Any:
+            return SimpleNamespace(dialect=SimpleNamespace(name="postgresql"))
+
+        def execute(self, statement: Any) -> None:
+            raise OperationalError(str(statement), {}, Exception("cannot analyze now"))
+
+        def commit(self) -> None:
+            raise AssertionError("nothing to commit after a failed ANALYZE")
+
+        def rollback(self) -> None:
+            self.rolled_back = True
+
+    session = Session()
+    with caplog.at_level("WARNING", logger="scorekeeper.services.data_import"):
+        data_import.analyze(session)
+    assert session.rolled_back
+    assert "not analyzed" in caplog.text
