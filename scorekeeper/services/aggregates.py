@@ -410,7 +410,7 @@ def _replace(session: Session, club_id: int, found: Sequence[Found]) -> None:
         )
     values = [row_values(club_id, scope, kind, line) for scope, kind, line in found if line.games]
     if values:
-        session.execute(insert(StandingLine), values)
+        session.execute(insert(StandingLine.__table__), values)
 
 
 def rebuild(session: Session, club_id: int) -> None:
@@ -423,7 +423,7 @@ def rebuild(session: Session, club_id: int) -> None:
         for scope, kind, line in computed_lines(records_of(rows))
     ]
     if values:
-        session.execute(insert(StandingLine), values)
+        session.execute(insert(StandingLine.__table__), values)
 
 
 def computed_lines(

@@ -148,7 +148,7 @@ def rebuild_tables(session: Session, games: dict[int, Match]) -> dict[str, int]:
     ).all()
     clubs = set()
     for row in finished:
-        session.execute(insert(SideResult), standings.side_results(row, games[row.id]))
+        session.execute(insert(SideResult.__table__), standings.side_results(row, games[row.id]))
         clubs.add(row.club_id)
     for club_id in sorted(clubs):
         aggregates.rebuild(session, club_id)

@@ -64,7 +64,7 @@ def refresh(session: Session, match_id: int, played_on: date, old: Seasoned, new
         for scope in _scopes(season)
     ]
     if seats:
-        session.execute(insert(SeatResult), seats)
+        session.execute(insert(SeatResult.__table__), seats)
     _change_tallies(session, _changes(old, new))
 
 
@@ -114,7 +114,7 @@ def _change_tallies(session: Session, change: dict[PairKey, list[int]]) -> None:
     if replaced:
         session.execute(delete(RivalTally).where(RivalTally.id.in_(replaced)))
     if values:
-        session.execute(insert(RivalTally), values)
+        session.execute(insert(RivalTally.__table__), values)
 
 
 def _row(key: PairKey, wins: int, draws: int, losses: int) -> dict[str, Any]:
@@ -162,4 +162,4 @@ def rebuild(session: Session, club_id: int) -> None:
         for (player, relation, other), tally in pair_tallies(records).items()
     ]
     if values:
-        session.execute(insert(RivalTally), values)
+        session.execute(insert(RivalTally.__table__), values)

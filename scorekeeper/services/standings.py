@@ -53,7 +53,7 @@ def write_results(session: Session, row: MatchRow, game: Match) -> None:
     before = side_records.records_before(session, row.id)  # what the rows count of it
     session.execute(delete(SideResult).where(SideResult.match_id == row.id))
     if game.finished:  # one statement, no ids read back: nothing here holds the rows
-        session.execute(insert(SideResult), side_results(row, game))
+        session.execute(insert(SideResult.__table__), side_results(row, game))
     elif before is None:
         return
     now = player_rows.seated(session, row.id) if game.finished else []
