@@ -169,14 +169,12 @@ class WTFormsTranslations:
 
 
 def register(app: Flask) -> None:
-    """``g.lang`` for ``<html lang>``, the switcher's route and template
-    helpers (``language_links()``, ``LANGUAGES``)."""
+    """The switcher's route and template helpers (``html_lang()`` for ``<html lang>``,
+    ``language_links()``, ``LANGUAGES``). The language is chosen when something asks for
+    it (a page, a translated message), not for every request: a static file or the
+    service worker's script would otherwise read the logged-in account for nothing."""
     app.register_blueprint(bp)
     flask_wtf_form.translations = WTFormsTranslations()  # every FlaskForm's Meta reads it
-
-    @app.before_request
-    def _lang() -> None:
-        g.lang = current()
 
     @app.after_request
     def _vary(response: Response) -> Response:
@@ -186,6 +184,7 @@ def register(app: Flask) -> None:
             response.vary.add("Cookie")
         return response
 
+    app.jinja_env.globals["html_lang"] = current
     app.jinja_env.globals["language_links"] = _language_links
     app.jinja_env.filters["text"] = text
     # dates and numbers written the served language's way (1. 12. 2026, 1 234,5)

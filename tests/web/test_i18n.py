@@ -17,6 +17,7 @@ import pytest
 from babel.messages.pofile import read_po
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import event
 from support import log_in
 from test_no_server_errors import _urls, ids  # noqa: F401  (ids is a fixture)
 
@@ -164,6 +165,34 @@ def test_an_account_remembers_its_language_on_every_browser(app: Flask) -> None:
     first.post("/account/language", data={"language": ""})  # back to the browser's
     with app.app_context():
         assert db.session.scalars(db.select(Account.language)).one() is None
+
+
+def test_a_static_file_chooses_no_language_and_reads_nothing(app: Flask) -> None:
+    """The language is chosen when a page asks for it: a stylesheet or the service
+    worker's script, fetched by a logged-in browser, reads neither the log-in nor the
+    account (it did, before every request); the page after it still speaks the account's
+    language."""
+    browser = app.test_client()
+    browser.post("/signup", data={"username": "ivo", "password": "correct horse battery"})
+    with app.app_context():  # the account's language, and no switcher cookie on this browser
+        db.session.scalars(db.select(Account).filter_by(username="ivo")).one().language = "bs"
+        db.session.commit()
+        engine = db.engine
+    assert browser.get_cookie("lang") is None
+    ran: list[str] = []
+
+    def executed(*args: Any) -> None:
+        ran.append(args[2])
+
+    event.listen(engine, "before_cursor_execute", executed)
+    try:
+        for path in ("/static/css/app.css", "/sw.js"):
+            assert browser.get(path).status_code == 200
+        assert ran == []
+        html = browser.get("/", headers={"Accept-Language": "ru"}).get_data(as_text=True)
+    finally:
+        event.remove(engine, "before_cursor_execute", executed)
+    assert _lang_of(html) == "bs" and ran  # the page read the log-in for its language
 
 
 def test_the_cli_language_comes_from_the_environment() -> None:
