@@ -52,7 +52,16 @@ def test_a_quick_run_serves_every_request_and_ends_with_one_line_of_json(tmp_pat
             assert figures["requests"] > 0, key
             for name in ("rps_share", "p50_x", "p95_x", "in_process_ms", "statements"):
                 assert name in figures, (key, name)
-    assert set(report["growth"]["4"]) == keys - {"floor"} | {"floor_rps"}
+    assert set(report["growth"]["4"]) == keys - {"floor"} | {"floor_rps", "floor_in_process"}
+    small, large = report["by_size"]["2"], report["by_size"]["4"]
+    for key in keys - {"floor"}:  # in-process growth is of the figure over its floor
+        grown = report["growth"]["4"][key]
+        assert grown["in_process"] == run.ratio(
+            large[key]["in_process_x"], small[key]["in_process_x"]
+        ), key
+        assert grown["in_process_ms"] == run.ratio(
+            large[key]["in_process_ms"], small[key]["in_process_ms"]
+        ), key
     assert report["targets"] and all("met" in t for t in report["targets"].values())
     assert set(report["builds"]) == {"2", "4"}
 
