@@ -196,21 +196,20 @@ class History:
 
 def history(row: MatchRow, next_deal: int | None) -> History:
     """The match's trail for its page (``next_deal``: the deal to play now, or None)."""
-    events = events_of(row)
-    names = account_names(events)
+    # the events with their accounts' current names, in one query
+    query = (
+        select(AuditEvent, Account.username)
+        .outerjoin(Account, Account.id == AuditEvent.account_id)
+        .where(AuditEvent.match_id == row.id)
+        .order_by(AuditEvent.id)
+    )
+    found = db.session.execute(query).all()
+    events = [event for event, _name in found]
+    names = {event.account_id: name for event, name in found if name is not None}
     changes = [_change(e, names) for e in events]
     removal = restorable_removal(events, next_deal)
     restorable = next((c for c in changes if removal and c.id == removal.id), None)
     return History(changes[::-1], restorable)
-
-
-def account_names(events: Sequence[AuditEvent]) -> dict[int, str]:
-    """The current username of each account in ``events`` (one query, none without any)."""
-    ids = {e.account_id for e in events if e.account_id is not None}
-    if not ids:
-        return {}
-    rows = db.session.execute(select(Account.id, Account.username).where(Account.id.in_(ids)))
-    return {account_id: username for account_id, username in rows}
 
 
 def _change(event: AuditEvent, names: dict[int, str]) -> Change:
