@@ -11,18 +11,20 @@ not by each writer:
   move nothing; a row this module cannot place (a renamed account, which any club's
   match history may name; a table added later) moves every club.
 - **Club-wide writes** (side results, standing lines, player rows, ratings: Core
-  ``INSERT``/``UPDATE``/``DELETE`` for speed) run under ``locks.lock_club``, which marks
-  the club here. A Core write of a table that holds club rows, in a transaction that
-  marked no club, moves every club: correct, if wasteful. (A log-out's Core delete of
-  its session row moves nothing.)
+  ``INSERT``/``UPDATE``/``DELETE`` for speed) run under ``locks.lock_club``, whose lock
+  is the ``UPDATE`` that moves the club's number on (``move``), once a transaction. A
+  Core write of a table that holds club rows, in a transaction that marked no club,
+  moves every club: correct, if wasteful. (A log-out's Core delete of its session row
+  moves nothing.)
 - At commit, one ``UPDATE clubs SET data_version = data_version + 1`` for the marked
-  clubs, in the same transaction as the change: a page is never kept under a number its
-  data has moved past. A reader reads the club row (and with it the number) before
-  anything the page shows, so what it renders is at least as new as its key.
+  clubs not moved on yet, in the same transaction as the change: a page is never kept
+  under a number its data has moved past. A reader reads the club row (and with it the
+  number) before anything the page shows, so what it renders is at least as new as its
+  key.
 
-On PostgreSQL the update takes the club's row lock at the end of the transaction, after
-any match row it locked: the order of ``services.locks``, so no deadlock. (Moving every
-club locks them all at once: two such transactions, each already holding a club's lock,
+On PostgreSQL an update takes the club's row lock, after any match row the transaction
+locked: the order of ``services.locks``, so no deadlock. (Moving every club at commit
+locks them all at once: two such transactions, each already holding a club's lock,
 could deadlock, and PostgreSQL would end one. Only an account's new name or an unplaced
 Core write does that.)
 """
@@ -62,6 +64,7 @@ class Marks:
     clubs: set[int] = field(default_factory=set)
     every: bool = False
     core: bool = False  # a Core INSERT, UPDATE or DELETE of a table a club's rows are in
+    moved: set[int] = field(default_factory=set)  # moved on already (``move``)
 
 
 def _marks(session: Session) -> Marks:
@@ -71,9 +74,23 @@ def _marks(session: Session) -> Marks:
     return found
 
 
-def mark(session: Session, club_id: int) -> None:
-    """This transaction changes the club ``club_id`` (``locks.lock_club`` calls it)."""
-    _marks(session).clubs.add(club_id)
+def move(session: Session, club_id: int) -> None:
+    """This transaction changes the club ``club_id``: move its number on now, once per
+    transaction (``locks.lock_club`` calls it). The ``UPDATE`` is also the club's row
+    lock, held to the end of the transaction: one statement for both, where a lock
+    (``SELECT … FOR UPDATE``) and the number's ``UPDATE`` at commit were two. Nobody
+    sees the number move before the commit, as at commit."""
+    marks = _marks(session)
+    if club_id in marks.moved:
+        return  # the row is locked and its number moved by this transaction already
+    marks.clubs.add(club_id)
+    session.execute(
+        update(Club)
+        .where(Club.id == club_id)
+        .values(data_version=Club.data_version + 1)
+        .execution_options(synchronize_session=False)
+    )
+    marks.moved.add(club_id)
 
 
 #: How a row without ``club_id`` reaches its match: (relationship, foreign key, model).
@@ -132,10 +149,17 @@ def _before_commit(session: Session) -> None:
     bump = update(Club).values(data_version=Club.data_version + 1)
     if marks.every or (marks.core and not marks.clubs):
         session.execute(bump.execution_options(synchronize_session=False))
-    elif marks.clubs:
-        ids = sorted(marks.clubs)
+    elif marks.clubs - marks.moved:
+        ids = sorted(marks.clubs - marks.moved)
         session.execute(bump.where(Club.id.in_(ids)).execution_options(synchronize_session=False))
     session.info.pop(KEY, None)  # the update above is ours: it marks nothing
+
+
+def _rolled_back(session: Session, transaction: SessionTransaction) -> None:
+    """A savepoint rolled back may have undone a number moved inside it: its clubs are
+    moved again at commit (once more than needed, at worst)."""
+    if transaction.nested and KEY in session.info:
+        session.info[KEY].moved.clear()
 
 
 def _ended(session: Session, transaction: SessionTransaction) -> None:
@@ -155,6 +179,7 @@ def install() -> None:
         ("before_flush", _before_flush),
         ("do_orm_execute", _executed),
         ("before_commit", _before_commit),
+        ("after_soft_rollback", _rolled_back),
         ("after_transaction_end", _ended),
     )
     for name, listener in listeners:  # the app's sessions, not a migration's own

@@ -47,10 +47,12 @@ def lock_club_matches(session: Session, club_id: int) -> None:
     session.execute(locked(select(Match.id).where(Match.club_id == club_id).order_by(Match.id)))
 
 
-def lock_club(session: Session, club_id: int) -> Club | None:
-    """Lock the club row (after any match: see the module); the club, read under the lock."""
-    club = session.scalar(locked(select(Club).where(Club.id == club_id)))
-    club_versions.mark(session, club_id)  # what is written under this lock: its pages move on
+def lock_club(session: Session, club_id: int) -> None:
+    """Lock the club row (after any match: see the module). The lock is the ``UPDATE``
+    that moves the club's data version on (``club_versions.move``: what is written under
+    this lock moves its kept pages on). The club's version and seasons, if the session
+    holds the club, are read again when next used."""
+    club_versions.move(session, club_id)
+    club = session.identity_map.get(session.identity_key(Club, club_id))
     if club is not None:
-        session.expire(club, ["seasons"])  # read again when next used
-    return club
+        session.expire(club, ["data_version", "seasons"])

@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import event, update
 
 from scorekeeper.engine import PRESETS, Side
 from scorekeeper.extensions import db
 from scorekeeper.models import Club, KnownName, Player
-from scorekeeper.services import accounts, clubs, matches
+from scorekeeper.services import accounts, clubs, locks, matches
 from scorekeeper.services.demo import play
 
 
@@ -87,5 +87,43 @@ def test_a_savepoint_rolled_back_keeps_the_marks_of_what_was_written_before_it(a
             db.session.add(KnownName(key="zed", name="Zed"))
             db.session.flush()
             raise RuntimeError("undone")
+        db.session.commit()
+    assert versions(app)[club_id] == before[club_id] + 1
+
+
+def test_a_club_write_locks_the_club_by_moving_its_version_one_statement_once(app, club):
+    """The club's lock is the ``UPDATE`` of its number (no ``SELECT … FOR UPDATE``, no
+    second update at commit), and a second lock in the same transaction costs nothing."""
+    with app.app_context():
+        club_id = clubs.get_club(club[0]).id
+        engine = db.engine
+    ran: list[str] = []
+
+    def executed(*args):
+        ran.append(" ".join(args[2].split()))
+
+    before = versions(app)
+    event.listen(engine, "before_cursor_execute", executed)
+    try:
+        with app.app_context():
+            locks.lock_club(db.session, club_id)
+            locks.lock_club(db.session, club_id)
+            db.session.commit()
+    finally:
+        event.remove(engine, "before_cursor_execute", executed)
+    touching = [s for s in ran if "clubs" in s]
+    assert len(touching) == 1 and touching[0].startswith("UPDATE clubs SET data_version")
+    assert versions(app)[club_id] == before[club_id] + 1
+
+
+def test_a_version_moved_inside_a_savepoint_rolled_back_is_moved_again_at_commit(app, club):
+    before = versions(app)
+    with app.app_context():
+        made = clubs.get_club(club[0])
+        club_id = made.id
+        with pytest.raises(RuntimeError), db.session.begin_nested():
+            locks.lock_club(db.session, club_id)
+            raise RuntimeError("undone, the version's move with it")
+        db.session.add(Player(club_id=club_id, name="Yan", key="yan"))
         db.session.commit()
     assert versions(app)[club_id] == before[club_id] + 1
