@@ -112,8 +112,15 @@ def records_before(
     session: Session, match_id: int
 ) -> tuple[date, list[tuple[int | None, SideRecord]]] | None:
     """A finished match's day and (season, record) per side as its result rows hold them
-    (None: it has none), read before they are rewritten."""
-    query = seats_query().add_columns(SideResult.played_on).where(SideResult.match_id == match_id)
+    (None: it has none), read before they are rewritten. The seats are joined from the
+    side results' side (an outer join), so that None means no result row at all: the
+    caller then has none to delete."""
+    query = (
+        select(*SEAT_COLUMNS, SideResult.played_on)
+        .outerjoin(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
+        .where(SideResult.match_id == match_id)
+        .order_by(SideResult.position, MatchPlayer.position)
+    )
     rows = session.execute(query).all()
     if not rows:
         return None

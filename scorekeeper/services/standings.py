@@ -51,7 +51,8 @@ def write_results(session: Session, row: MatchRow, game: Match) -> None:
     # the club's players. The match is locked already (the match, then the club: locks).
     locks.lock_club(session, row.club_id)
     before = side_records.records_before(session, row.id)  # what the rows count of it
-    session.execute(delete(SideResult).where(SideResult.match_id == row.id))
+    if before is not None:  # a deal of a match being played has no rows to delete
+        session.execute(delete(SideResult).where(SideResult.match_id == row.id))
     if game.finished:  # one statement, no ids read back: nothing here holds the rows
         session.execute(insert(SideResult.__table__), side_results(row, game))
     elif before is None:

@@ -80,6 +80,30 @@ def test_removing_the_last_deal_takes_the_match_out_of_the_standings(ctx):
     assert standings.standings(club.id, 1).ranked == []
 
 
+def test_side_results_are_deleted_only_when_the_match_has_some(ctx):
+    """A deal of a match being played, and the deal that finishes it, have no result
+    rows to delete (none is sent); when its last deal is taken back, its rows go, and
+    with them its lines."""
+    club = clubs.create_club("Tuesday", min_games=1)
+    ran: list[str] = []
+
+    def executed(*args):
+        ran.append(args[2])
+
+    event.listen(db.engine, "before_cursor_execute", executed)
+    try:
+        loaded = play(club, [("Ann",), ("Bob",)], four_deals(500, 300))
+        assert not [s for s in ran if s.startswith("DELETE FROM side_results")]
+        assert db.session.scalar(select(func.count()).select_from(SideResult)) == 2
+        ran.clear()
+        matches.remove_last_deal(matches.reopen(matches.load_match(loaded.public_id)), 4)
+        assert [s for s in ran if s.startswith("DELETE FROM side_results")]
+    finally:
+        event.remove(db.engine, "before_cursor_execute", executed)
+    assert db.session.scalar(select(func.count()).select_from(SideResult)) == 0
+    assert standings.standings(club.id, 1).ranked == []
+
+
 def test_a_season_counts_only_the_matches_dated_inside_it(ctx):
     club = clubs.create_club("Tuesday", min_games=1)
     spring = clubs.add_season(club, "Spring", date(2024, 3, 1), date(2024, 5, 31))
