@@ -140,16 +140,16 @@ def _fill(
 
 def rebuild_tables(session: Session, games: dict[int, Match]) -> dict[str, int]:
     """Write every derived table from the imported rows; return the rows written."""
-    finished = session.scalars(  # read whole before the first insert below
+    finished = session.scalars(
         select(MatchRow)
         .where(MatchRow.club_id.is_not(None), MatchRow.finished.is_(True))
         .options(selectinload(MatchRow.sides))
         .order_by(MatchRow.id)
     ).all()
-    clubs = set()
-    for row in finished:
-        session.execute(insert(SideResult.__table__), standings.side_results(row, games[row.id]))
-        clubs.add(row.club_id)
+    results = [r for row in finished for r in standings.side_results(row, games[row.id])]
+    if results:  # every match's rows in one executemany, not a statement a match
+        session.execute(insert(SideResult.__table__), results)
+    clubs = {row.club_id for row in finished}
     for club_id in sorted(clubs):
         aggregates.rebuild(session, club_id)
         player_rows.rebuild(session, club_id)

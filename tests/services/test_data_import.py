@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import event, func, select, text
 from sqlalchemy.exc import OperationalError
 
 from scorekeeper.engine import PRESETS
@@ -227,3 +227,27 @@ def test_an_import_stands_when_postgresql_cannot_analyze_it(
     data_import.analyze(session)
     assert session.rolled_back
     assert warned and "not analyzed" in warned[0]
+
+
+def test_an_import_writes_every_side_result_in_one_statement(ctx: Any) -> None:
+    """The side results of every imported match go in together (an executemany), not one
+    statement a match: an import of a long history must not send a statement a match."""
+    club = clubs.create_club("Tuesday")
+    for night in range(3):
+        demo.play(club, [("Ann", "Bob"), ("Cid", "Dee")], demo.four_deals(700 - 5 * night, 300))
+    doc = json.loads(data_export.dumps(data_export.document()))
+    db.session.remove()
+    db.drop_all()
+    db.create_all()
+    ran: list[str] = []
+
+    def executed(*args: Any) -> None:
+        ran.append(args[2])
+
+    event.listen(db.engine, "before_cursor_execute", executed)
+    try:
+        imported = data_import.load(data_import.parse(doc, "club.json"))
+    finally:
+        event.remove(db.engine, "before_cursor_execute", executed)
+    assert imported.rebuilt["side_results"] == 6
+    assert len([s for s in ran if s.startswith("INSERT INTO side_results")]) == 1
