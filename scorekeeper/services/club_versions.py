@@ -149,8 +149,7 @@ def _before_commit(session: Session) -> None:
     bump = update(Club).values(data_version=Club.data_version + 1)
     if marks.every or (marks.core and not marks.clubs):
         session.execute(bump.execution_options(synchronize_session=False))
-    elif marks.clubs - marks.moved:
-        ids = sorted(marks.clubs - marks.moved)
+    elif ids := sorted(marks.clubs - marks.moved):
         session.execute(bump.where(Club.id.in_(ids)).execution_options(synchronize_session=False))
     session.info.pop(KEY, None)  # the update above is ours: it marks nothing
 

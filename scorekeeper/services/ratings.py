@@ -84,9 +84,9 @@ def match_finished(club_id: int, match_id: int, played_on: date, was_rated: bool
         .label("later")
     )
     found = db.session.execute(
-        select(later, Club.ratings_stale_on).where(Club.id == club_id)
+        select(later, Club.ratings_stale_on, Club.ratings_stale_match).where(Club.id == club_id)
     ).one_or_none()
-    if was_rated or found is None or found.later or found.ratings_stale_on is not None:
+    if was_rated or found is None or found.later or _stale_of(found) is not None:
         match_changed(club_id, match_id, played_on)
         return
     _store(_rate(club_id, _side_rows(club_id, match_id), _players(club_id)))

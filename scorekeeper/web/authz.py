@@ -113,22 +113,21 @@ def club(level: str) -> Callable[[F], F]:
     return _mark(Rule("club", level), check)
 
 
-#: A match's club (None for a casual match) with the reader's role in it, and with no role
-#: for a visitor. Built once: on a kept page, building the statement cost more than
-#: running it.
-_CLUB_OF_MATCH = (
-    select(Club, null())
-    .join(MatchRow, MatchRow.club_id == Club.id)
-    .where(MatchRow.public_id == bindparam("public_id"))
-)
-_CLUB_AND_ROLE = (
-    select(Club, Membership.role)
-    .join(MatchRow, MatchRow.club_id == Club.id)
-    .outerjoin(
-        Membership,
-        and_(Membership.club_id == Club.id, Membership.account_id == bindparam("account_id")),
+def _club_of_match(*columns: Any) -> Any:
+    """A match's club (none for a casual match) with ``columns``, by its public id."""
+    return (
+        select(Club, *columns)
+        .join(MatchRow, MatchRow.club_id == Club.id)
+        .where(MatchRow.public_id == bindparam("public_id"))
     )
-    .where(MatchRow.public_id == bindparam("public_id"))
+
+
+#: The club with no role for a visitor, with the reader's role for an account. Built
+#: once: on a kept page, building the statement cost more than running it.
+_CLUB_OF_MATCH = _club_of_match(null())
+_CLUB_AND_ROLE = _club_of_match(Membership.role).outerjoin(
+    Membership,
+    and_(Membership.club_id == Club.id, Membership.account_id == bindparam("account_id")),
 )
 
 
