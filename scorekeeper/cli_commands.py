@@ -163,7 +163,7 @@ def serve(args: argparse.Namespace) -> int:
         keeper.serve_on_inherited(app, args.listening_fd, args.threads)
         return 0
     try:
-        sock = keeper.listen(args.host, args.port)
+        sock = keeper.listen(args.host, args.port, spread=args.workers > 1)
     except OSError as exc:
         raise port_error(exc, args.host, args.port) from exc
     try:

@@ -7,6 +7,8 @@ it prints, requests the page there, and stops it. (gunicorn's workers run in
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import io
 import os
 import queue
@@ -18,6 +20,7 @@ import sys
 import threading
 import time
 import urllib.request
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -93,8 +96,8 @@ def servers() -> Iterator[list[Server]]:
         server.stop()
 
 
-def get(url: str) -> tuple[int, str]:
-    with urllib.request.urlopen(url, timeout=10) as response:
+def get(url: str, timeout: float = 10) -> tuple[int, str]:
+    with urllib.request.urlopen(url, timeout=timeout) as response:
         return response.status, response.read().decode()
 
 
@@ -227,23 +230,58 @@ def _serving_children(parent: int, count: int, without: set[int] | None = None) 
     raise AssertionError(f"serve did not have {count} server processes: {_children(parent)}")
 
 
-def _answered_without(url: str, frozen: int) -> int:
-    """The status of a request while the process ``frozen`` is stopped (``SIGSTOP``): a
-    frozen server process accepts nothing, so another one answers."""
-    os.kill(frozen, signal.SIGSTOP)
+def _sockets(port: int, state: str) -> set[str]:
+    """The sockets on local ``port`` in ``state`` (01: established, 0A: listening), as
+    their descriptors link to them, from /proc/net/tcp."""
+    found = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if int(fields[1].split(":")[1], 16) == port and fields[3] == state:
+            found.add(f"socket:[{fields[9]}]")
+    return found
+
+
+def _held(pid: int, sockets: set[str]) -> set[str]:
+    """Which of ``sockets`` the process ``pid`` has a descriptor of."""
+    held = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            if os.readlink(fd) in sockets:
+                held.add(os.readlink(fd))
+    return held
+
+
+def _holders(port: int, pids: list[int]) -> Counter[int]:
+    """How many established connections to ``port`` each of ``pids`` holds."""
+    established = _sockets(port, "01")
+    return Counter({pid: len(_held(pid, established)) for pid in pids})
+
+
+def _spread_over(url: str, pids: list[int], count: int = 32) -> Counter[int]:
+    """``count`` keep-alive connections opened at once, each answered: which process
+    holds each (a proxy's pool, or a burst of phones, opens them so)."""
+    host, port = url.removeprefix("http://").rstrip("/").split(":")
+    connections = [http.client.HTTPConnection(host, int(port), timeout=30) for _ in range(count)]
     try:
-        return get(url)[0]
+        for connection in connections:
+            connection.connect()
+        for connection in connections:
+            connection.request("GET", "/")
+        assert all(c.getresponse().read() and True for c in connections)
+        return _holders(int(port), pids)
     finally:
-        os.kill(frozen, signal.SIGCONT)
+        for connection in connections:
+            connection.close()
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc (Linux)")
-def test_serve_workers_runs_processes_that_each_answer_and_replaces_a_killed_one(
+def test_serve_workers_spreads_connections_and_replaces_a_killed_process(
     env: dict[str, str], servers: list[Server]
 ) -> None:
-    """Issue 17: ``serve --workers 2`` is two server processes accepting on the one socket.
-    Each answers on its own (the other one frozen); a kill -9 of one is replaced while the
-    other answers; SIGTERM to serve ends them all."""
+    """Issue 17: ``serve --workers 2`` is two server processes, and connections opened at
+    once are spread over both (on one shared socket, whichever process woke first took
+    nearly all of them). A kill -9 of one refuses nothing: connections that come to it
+    wait for its replacement, the others are answered at once. SIGTERM to serve ends all."""
     port = free_port()
     argv = [sys.executable, "-m", "scorekeeper.cli", "serve", "--host", "127.0.0.1"]
     server = Server([*argv, "--port", str(port), "--workers", "2", "--threads", "2"], env)
@@ -251,23 +289,31 @@ def test_serve_workers_runs_processes_that_each_answer_and_replaces_a_killed_one
     url = server.wait_for(r"running on this computer only: (http://\S+)").group(1)
     serve = server.process.pid
     first, second = _serving_children(serve, 2)
-    assert _answered_without(url, first) == 200  # the second one answered
-    assert _answered_without(url, second) == 200  # the first one answered
+    listening = _sockets(port, "0A")
+    mine, theirs = _held(first, listening), _held(second, listening)
+    assert len(mine) == len(theirs) == 1 and mine != theirs  # a socket each, on one port
+    held = _spread_over(url, [first, second])  # 32 at once: spread by the kernel
+    assert sum(held.values()) == 32 and min(held.values()) >= 6, held
 
+    answers: queue.Queue[int] = queue.Queue()
     os.kill(serve, signal.SIGSTOP)  # serve cannot start a new process meanwhile
     try:
         os.kill(first, signal.SIGKILL)
         while not _gone(first):
             time.sleep(0.05)
-        assert get(url)[0] == 200  # the second one answers alone
+        for _ in range(16):  # new connections, each to one process's socket or the other's
+            threading.Thread(target=lambda: answers.put(get(url, 60)[0]), daemon=True).start()
+        assert answers.get(timeout=30) == 200  # the process that went on answers alone
     finally:
         os.kill(serve, signal.SIGCONT)
     server.wait_for(r"the server stopped \(SIGKILL, after \d+ s\); it is started again")
+    assert [answers.get(timeout=STARTUP) for _ in range(15)] == [200] * 15  # none refused
     now = _serving_children(serve, 2, without={first})
     assert second in now  # the other one went on
     (new,) = set(now) - {second}
-    assert _answered_without(url, second) == 200  # the new one answers
-    assert _answered_without(url, new) == 200  # and so does the one that went on
+    assert _held(new, listening) == mine  # on the socket of the process it replaced
+    held = _spread_over(url, [second, new])
+    assert sum(held.values()) == 32 and min(held.values()) >= 6, held
 
     server.process.send_signal(signal.SIGTERM)  # passed on to both
     assert server.process.wait(timeout=60) == 128 + signal.SIGTERM
@@ -275,6 +321,29 @@ def test_serve_workers_runs_processes_that_each_answer_and_replaces_a_killed_one
     while not (_gone(second) and _gone(new)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _gone(second) and _gone(new)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="spreads on Linux only")
+def test_the_sockets_of_several_processes_share_a_port_no_other_listener_holds() -> None:
+    """Each process gets a socket of its own on the one port; a port another listener
+    holds is refused, even one that would let itself be joined (another serve --workers)."""
+    from scorekeeper import keeper
+
+    assert keeper.CAN_SPREAD
+    with keeper.listen("127.0.0.1", 0, spread=True) as sock:
+        sockets = keeper.spread_over(sock, 3)
+        try:
+            assert sockets[0] is sock and len({s.fileno() for s in sockets}) == 3
+            assert {s.getsockname() for s in sockets} == {sock.getsockname()}
+            taken = sock.getsockname()[1]
+            for spread in (True, False):
+                with pytest.raises(OSError):
+                    keeper.listen("127.0.0.1", taken, spread=spread)
+        finally:
+            for extra in sockets[1:]:
+                extra.close()
+    with keeper.listen("127.0.0.1", 0) as alone:  # one process: nothing to spread over
+        assert keeper.spread_over(alone, 2) == [alone, alone]
 
 
 def test_several_processes_that_keep_crashing_at_once_are_given_up_at_the_same_rate(
