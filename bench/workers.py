@@ -2,17 +2,25 @@
 
     python bench/workers.py [--sizes 1000] [--database-url URL] [--workers 1,2]
                             [--seconds 10] [--warm 2] [--rounds 2] [--connections 16]
-                            [--threads 8] [--cache-dir DIR | --no-cache] [--quick]
+                            [--threads 8] [--load wrk|python]
+                            [--cache-dir DIR | --no-cache] [--quick]
 
 The club of each size comes from ``bench/run.py``'s cache (built once, each run on a
 copy). For each number of processes, ``scorekeeper serve --workers N --threads 8`` on
-loopback, and ``run.py``'s load generator (``--connections`` keep-alive connections, one
-thread each) sends the same GET for ``--seconds`` (after ``--warm`` unmeasured seconds,
-every process warmed up by then) to: the match page of a finished match, the match page
-being played as its scorer (with the deal form), the standings and the player page. The
-floor (``bench/floor.py``: a route that does nothing) is served the same way with as many
-processes, so its own ratio shows how far the machine lets a second process go (the load
-generator runs on the same cores).
+loopback, and a load generator (``--connections`` keep-alive connections) sends the same
+GET for ``--seconds`` (after ``--warm`` unmeasured seconds, every process warmed up by
+then) to: the match page of a finished match, the match page being played as its scorer
+(with the deal form), the standings and the player page. The floor (``bench/floor.py``: a
+route that does nothing) is served the same way with as many processes, so its own ratio
+shows how far the machine lets a second process go.
+
+The load generator shares the machine's cores with the server. ``--load wrk`` (the
+default when Debian's ``wrk`` is installed) is written in C and costs a few percent of a
+core at these rates, so a second server process gets nearly the second core;
+``--load python`` is ``run.py``'s own (a thread a connection, ``http.client``), which takes
+a large share of a core itself once the pages are cheap, and holds two processes back
+(docs/performance.md, "Several processes", fourth round). wrk reports percentiles, not
+every latency: over several rounds, the worst round's percentile is given.
 
 ``--rounds 2`` measures in the order 1, 2, 2, 1 processes (ABBA: a drift of the machine's
 load during the run falls on both alike) and adds up the requests of the rounds. Each
@@ -29,11 +37,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -52,6 +64,90 @@ READS = ("match_finished", "match_form", "standings", "player")
 MEASURED = (run.FLOOR, *READS)
 #: Issue 17: with 2 processes on PostgreSQL, read throughput at least this times one's.
 MIN_RATIO = 1.6
+#: The load generators ``--load`` takes.
+LOADS = ("wrk", "python")
+#: wrk's script: every answer but a 200 counted as a failure (wrk itself counts only
+#: those outside 2xx and 3xx), and one line of JSON at the end.
+WRK_SCRIPT = """
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) failed = 0 end
+function response(status, headers, body)
+  if status ~= 200 then failed = failed + 1 end
+end
+function done(summary, latency, requests)
+  local failed, e = 0, summary.errors
+  for _, t in ipairs(threads) do failed = failed + t:get("failed") end
+  io.write(string.format(
+    'WRK {"requests": %d, "not_200": %d, "errors": %d, "seconds": %.6f,' ..
+    ' "p50_ms": %.3f, "p95_ms": %.3f, "p99_ms": %.3f}\\n',
+    summary.requests, failed, e.connect + e.read + e.write + e.timeout,
+    summary.duration / 1e6, latency:percentile(50) / 1000, latency:percentile(95) / 1000,
+    latency:percentile(99) / 1000))
+end
+"""
+
+
+@dataclass
+class Tally:
+    """One measurement by wrk: how many answered 200, in how long, its percentiles."""
+
+    requests: int
+    seconds: float
+    percentiles: dict[str, float]  # p50_ms, p95_ms, p99_ms
+    failures: Counter[str] = field(default_factory=Counter)
+
+    def figures(self) -> dict[str, Any]:
+        """The figures ``run.Load.figures`` gives, from wrk's."""
+        rps = round(self.requests / self.seconds, 1) if self.seconds else 0.0
+        failed = sum(self.failures.values())
+        return {"requests": self.requests, "failures": failed, "rps": rps, **self.percentiles}
+
+
+def wrk(port: int, request: run.Request, args: argparse.Namespace) -> Tally:
+    """``request`` (a GET) sent by wrk over ``--connections`` keep-alive connections for
+    ``--seconds`` (whole seconds: wrk takes no fraction), from one thread."""
+    method, path, _body, headers = request
+    script = Path(args.wrk_script)
+    if not script.exists():
+        script.write_text(WRK_SCRIPT)
+    command = [
+        "wrk",
+        "--threads",
+        "1",
+        "--connections",
+        str(args.connections),
+        "--duration",
+        f"{max(1, round(args.seconds))}s",
+        "--timeout",
+        f"{int(run.TIMEOUT)}s",
+        "--script",
+        str(script),
+    ]
+    for name, value in headers.items():
+        command += ["--header", f"{name}: {value}"]
+    done = subprocess.run(
+        [*command, f"http://{run.HOST}:{port}{path}"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=run.TIMEOUT + 60,
+    )
+    line = next((x for x in done.stdout.splitlines() if x.startswith("WRK ")), None)
+    if done.returncode != 0 or line is None:
+        raise SystemExit(f"bench: wrk failed ({done.returncode}): {done.stderr.strip()}")
+    found = json.loads(line[4:])
+    failures: Counter[str] = Counter()
+    if found["not_200"]:
+        failures[f"{method} {path} -> not 200"] = found["not_200"]
+    if found["errors"]:
+        failures[f"{method} {path}: socket errors"] = found["errors"]
+    return Tally(
+        found["requests"] - found["not_200"],
+        found["seconds"],
+        {key: round(found[key], 2) for key in ("p50_ms", "p95_ms", "p99_ms")},
+        failures,
+    )
 
 
 @contextmanager
@@ -101,7 +197,11 @@ def measure(server: Server, request: run.Request, args: argparse.Namespace) -> d
     load_average = round(os.getloadavg()[0], 2)
     assert server.process is not None
     cpu = cpu_seconds(server.process.pid)
-    load = run.hammer(server.port, lambda: request, args.connections, args.seconds)
+    load: run.Load | Tally
+    if args.load == "wrk":
+        load = wrk(server.port, request, args)
+    else:
+        load = run.hammer(server.port, lambda: request, args.connections, args.seconds)
     cpu = cpu_seconds(server.process.pid) - cpu
     return {"load": load, "load_average": load_average, "cpu": cpu}
 
@@ -124,22 +224,31 @@ def one_round(
     return found
 
 
-def combined(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
+def combined(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     """One measurement's figures over its rounds: requests over seconds, percentiles of
-    every latency, the highest load average seen."""
+    every latency (wrk's: the worst round's), the highest load average seen."""
     total = run.Load()
+    tallies = [one["load"] for one in rounds if isinstance(one["load"], Tally)]
     for one in rounds:
-        total.latencies += one["load"].latencies
+        if not tallies:
+            total.latencies += one["load"].latencies
         total.failures.update(one["load"].failures)
         total.seconds += one["load"].seconds
+    figures = total.figures()
+    if tallies:
+        requests = sum(t.requests for t in tallies)
+        figures["requests"] = requests
+        figures["rps"] = round(requests / total.seconds, 1) if total.seconds else 0.0
+        for key in ("p50_ms", "p95_ms", "p99_ms"):
+            figures[key] = max(t.percentiles[key] for t in tallies)
     cpu = sum(one["cpu"] for one in rounds)
     return {
-        **total.figures(),
+        **figures,
         "load_average": max(one["load_average"] for one in rounds),
         "rps_rounds": [one["load"].figures()["rps"] for one in rounds],
         # the server's processes: CPU seconds a second (1.0: one core), requests a CPU second
         "cores": round(cpu / total.seconds, 2) if total.seconds else 0.0,
-        "per_cpu_s": round(len(total.latencies) / cpu, 1) if cpu else 0.0,
+        "per_cpu_s": round(figures["requests"] / cpu, 1) if cpu else 0.0,
     }
 
 
@@ -166,7 +275,7 @@ def print_tables(report: dict[str, Any]) -> None:
         print(
             f"\n{size} finished matches ({report['database']}, {report['connections']}"
             f" connections, {report['threads']} threads a process, {report['seconds']:g} s"
-            f" × {report['rounds']} rounds)\n"
+            f" × {report['rounds']} rounds, load generator: {report['load']})\n"
         )
         heads = " | ".join(
             f"req/s, {n} proc. | p95 ms | cores used | req per CPU s | load avg"
@@ -204,6 +313,9 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, help="rounds, in ABBA order (default 2)")
     parser.add_argument("--connections", type=int, default=16, help="load connections (16)")
     parser.add_argument("--threads", type=int, default=8, help="waitress threads (8)")
+    parser.add_argument(
+        "--load", choices=LOADS, help="load generator (default: wrk if installed, else python)"
+    )
     parser.add_argument("--cache-dir", type=Path, help="where built clubs are kept")
     parser.add_argument("--no-cache", action="store_true", help="build every club afresh")
     parser.add_argument("--strict", action="store_true", help="exit 3 when the target is unmet")
@@ -232,6 +344,10 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     elif args.cache_dir is None:
         home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
         args.cache_dir = home / "scorekeeper-bench"
+    if args.load is None:
+        args.load = "wrk" if shutil.which("wrk") else "python"
+    elif args.load == "wrk" and not shutil.which("wrk"):
+        parser.error("--load wrk needs wrk on the PATH (Debian: apt-get install wrk)")
     args.secret = os.urandom(16).hex()
     return args
 
@@ -245,6 +361,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     builds: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="bench-workers-") as folder:
         work = Path(folder)
+        args.wrk_script = str(work / "answers.lua")
         for size in args.sizes:
             print(f"club of {size}: building or reusing…", file=sys.stderr, flush=True)
             if url:
@@ -278,6 +395,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "workers": args.workers,
         "connections": args.connections,
         "threads": args.threads,
+        "load": args.load,
         "seconds": args.seconds,
         "warm": args.warm,
         "rounds": args.rounds,
