@@ -241,8 +241,10 @@ def serve_on_inherited(app: Any, fd: int, threads: int) -> None:
     until told to stop, or until the parent is gone."""
     from waitress import create_server
 
+    from .app import settle
+
     sock = socket.socket(fileno=fd)
-    server = create_server(app, sockets=[sock], threads=threads, ident="scorekeeper")
+    server = create_server(settle(app), sockets=[sock], threads=threads, ident="scorekeeper")
     _end_with_parent(os.getppid())
     try:
         server.run()

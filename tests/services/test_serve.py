@@ -124,11 +124,14 @@ def test_the_readme_server_migrates_prints_its_address_and_answers_there(
     assert "alembic_version" in tables(env)
 
 
+WSGI_APP = "import gc; from scorekeeper.wsgi import app; print(app.name, gc.get_freeze_count())"
+
+
 def test_the_wsgi_module_builds_the_app_without_touching_the_schema(
     env: dict[str, str],
 ) -> None:
     done = subprocess.run(
-        [sys.executable, "-c", "from scorekeeper.wsgi import app; print(app.name)"],
+        [sys.executable, "-c", WSGI_APP],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -137,8 +140,40 @@ def test_the_wsgi_module_builds_the_app_without_touching_the_schema(
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "scorekeeper"
+    name, frozen = done.stdout.split()
+    assert name == "scorekeeper"
+    assert int(frozen) > 10_000  # what it is built of is out of the full collections' way
     assert tables(env) == []
+
+
+def test_a_server_process_keeps_what_its_app_is_built_of_out_of_full_collections(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``serve``'s server process settles its app (``app.settle``) before it serves."""
+    import gc
+
+    import waitress
+
+    from scorekeeper import keeper
+
+    frozen: list[int] = []
+
+    class Serving:
+        def run(self) -> None:
+            frozen.append(gc.get_freeze_count())
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(waitress, "create_server", lambda app, **options: Serving())
+    monkeypatch.setattr(keeper, "_end_with_parent", lambda parent: None)
+    gc.unfreeze()
+    with keeper.listen("127.0.0.1", 0) as sock:
+        try:
+            keeper.serve_on_inherited(object(), os.dup(sock.fileno()), 1)
+        finally:
+            gc.unfreeze()  # the rest of this test run collects as before
+    assert frozen and frozen[0] > 10_000
 
 
 def _children(pid: int) -> list[int]:
