@@ -22,9 +22,11 @@ a large share of a core itself once the pages are cheap, and holds two processes
 (docs/performance.md, "Several processes", fourth round). wrk reports percentiles, not
 every latency: over several rounds, the worst round's percentile is given.
 
-``--rounds 2`` measures in the order 1, 2, 2, 1 processes (ABBA: a drift of the machine's
-load during the run falls on both alike) and adds up the requests of the rounds. Each
-measurement records the load average before it.
+Every server runs for the whole size; each request is measured with 1 and 2 processes in
+turn, ``--rounds`` times in ABBA order (1, 2, 2, 1, ...), so the figures a ratio compares
+are taken seconds apart (a drift of the machine's speed falls on both alike), and the
+requests of the rounds are added up. Each measurement records the load average before it
+and the CPU the server's processes used.
 
 The last line is one line of JSON: requests per second of every page and the floor with
 each number of processes, the ratio of the most processes to one, and the target (issue
@@ -35,6 +37,7 @@ answered 200, 1 otherwise; with ``--strict``, 3 when the target is not met.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -206,22 +209,13 @@ def measure(server: Server, request: run.Request, args: argparse.Namespace) -> d
     return {"load": load, "load_average": load_average, "cpu": cpu}
 
 
-def one_round(
-    workers: int, built: run.Built, prepared: run.Prepared, args: argparse.Namespace, log: Path
-) -> dict[str, dict[str, Any]]:
-    """The floor and every page, served by ``workers`` processes."""
-    found: dict[str, dict[str, Any]] = {}
-    with serving(floor_server(workers, args.threads, log / f"floor-{workers}.log")) as floor:
-        found[run.FLOOR] = measure(floor, ("GET", "/", None, {}), args)
-    with serving(app_server(workers, built, args, log / f"server-{workers}.log")) as server:
-        member = Member(server.port, Traffic(100), prepared.username, prepared.password)
-        member.log_in()
-        member.close()
-        cookie = "; ".join(f"{k}={v}" for k, v in member.cookies.items())
-        for key in READS:
-            headers = {"Cookie": cookie} if key == "match_form" else {}
-            found[key] = measure(server, ("GET", prepared.paths[key], None, headers), args)
-    return found
+def log_in(server: Server, prepared: run.Prepared) -> str:
+    """The scorer's cookie, logged in through ``server`` (sessions are kept in the
+    database, so every server of the run takes it)."""
+    member = Member(server.port, Traffic(100), prepared.username, prepared.password)
+    member.log_in()
+    member.close()
+    return "; ".join(f"{k}={v}" for k, v in member.cookies.items())
 
 
 def combined(rounds: list[dict[str, Any]]) -> dict[str, Any]:
@@ -255,14 +249,33 @@ def combined(rounds: list[dict[str, Any]]) -> dict[str, Any]:
 def size_report(
     built: run.Built, prepared: run.Prepared, args: argparse.Namespace, log: Path
 ) -> dict[str, Any]:
-    order = [n for r in range(args.rounds) for n in (args.workers[:: 1 if r % 2 == 0 else -1])]
+    """Every server (the floor and the app, with each number of processes) runs for the
+    whole size; each request is measured with each number of processes in turn, in ABBA
+    order over the rounds (1, 2, 2, 1, ...), so that the two figures of a ratio are taken
+    seconds apart: on this machine its speed moved by 2.5 times within a run that
+    restarted the servers between rounds."""
     seen: dict[int, dict[str, list[dict[str, Any]]]] = {
         n: {key: [] for key in MEASURED} for n in args.workers
     }
-    for workers in order:
-        print(f"  {workers} process(es)…", file=sys.stderr, flush=True)
-        for key, figures in one_round(workers, built, prepared, args, log).items():
-            seen[workers][key].append(figures)
+    with contextlib.ExitStack() as stack:
+        floors = {
+            n: stack.enter_context(serving(floor_server(n, args.threads, log / f"floor-{n}.log")))
+            for n in args.workers
+        }
+        apps = {
+            n: stack.enter_context(serving(app_server(n, built, args, log / f"server-{n}.log")))
+            for n in args.workers
+        }
+        cookie = log_in(apps[args.workers[0]], prepared)
+        for key in MEASURED:
+            print(f"  {run.NAMES[key]}…", file=sys.stderr, flush=True)
+            path = "/" if key == run.FLOOR else prepared.paths[key]
+            headers = {"Cookie": cookie} if key == "match_form" else {}
+            for r in range(args.rounds):
+                for n in args.workers[:: 1 if r % 2 == 0 else -1]:
+                    server = floors[n] if key == run.FLOOR else apps[n]
+                    figures = measure(server, ("GET", path, None, headers), args)
+                    seen[n][key].append(figures)
     by_workers = {str(n): {key: combined(seen[n][key]) for key in MEASURED} for n in args.workers}
     one, most = by_workers[str(args.workers[0])], by_workers[str(args.workers[-1])]
     ratios = {key: run.ratio(most[key]["rps"], one[key]["rps"]) for key in MEASURED}
