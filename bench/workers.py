@@ -16,10 +16,10 @@ shows how far the machine lets a second process go.
 
 The load generator shares the machine's cores with the server. ``--load wrk`` (the
 default when Debian's ``wrk`` is installed) is written in C and costs a few percent of a
-core at these rates, so a second server process gets nearly the second core;
-``--load python`` is ``run.py``'s own (a thread a connection, ``http.client``), which takes
-a large share of a core itself once the pages are cheap, and holds two processes back
-(docs/performance.md, "Several processes", fourth round). wrk reports percentiles, not
+core at these rates (0.03 cores for 630 pages a second); ``--load python`` is ``run.py``'s
+own (a thread a connection, ``http.client``), which takes a large share of a core itself
+once the pages are cheap, and holds two processes back (docs/performance.md, "Several
+processes"). wrk reports percentiles, not
 every latency: over several rounds, the worst round's percentile is given.
 
 Every server runs for the whole size; each request is measured with 1 and 2 processes in
