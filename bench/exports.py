@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make ``bench`` importable
     sys.path.insert(0, str(ROOT))
 
-from bench.run import Built, postgres_club, sqlite_club  # noqa: E402
+from bench.run import Built, club  # noqa: E402
 from scorekeeper.app import create_app  # noqa: E402
 from scorekeeper.config import normalise_db_url  # noqa: E402
 from scorekeeper.extensions import db  # noqa: E402
@@ -199,11 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     url = normalise_db_url(args.database_url) if args.database_url else None
     with tempfile.TemporaryDirectory() as work:
         for size in args.sizes if args.profile is None else [args.profile]:
-            built: Built = (
-                postgres_club(size, url, args.cache_dir)
-                if url
-                else sqlite_club(size, Path(work), args.cache_dir)
-            )
+            built: Built = club(size, url, Path(work), args.cache_dir)
             try:
                 if args.profile is not None:
                     profile(built.uri, built.history.club_id, args.top)

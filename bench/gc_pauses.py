@@ -147,8 +147,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.size < 1 or args.rounds < 1:
         parser.error("--size and --rounds must be at least 1")
-    if args.database_url and not args.database_url.startswith("postgres"):
-        parser.error("--database-url is for PostgreSQL; SQLite runs on temporary files")
+    run.refuse_sqlite_url(parser, args.database_url)
     args.cache_dir = args.cache_dir or run.default_cache()
     return args
 
@@ -167,10 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     found: dict[str, list[dict[str, Any]]] = {mode: [] for mode in MODES}
     with tempfile.TemporaryDirectory(prefix="bench-gc-") as folder:
         print(f"club of {args.size}: building or reusing…", file=sys.stderr, flush=True)
-        if url:
-            built = run.postgres_club(args.size, url, args.cache_dir)
-        else:
-            built = run.sqlite_club(args.size, Path(folder), args.cache_dir)
+        built = run.club(args.size, url, Path(folder), args.cache_dir)
         try:
             for mode in (*MODES, *reversed(MODES)):  # plain, settled, settled, plain
                 print(f"  {mode}…", file=sys.stderr, flush=True)

@@ -256,6 +256,18 @@ def postgres_club(size: int, url: str, cache: Path | None) -> Built:
     return Built(work_url, made, took, not built, drop)
 
 
+def club(size: int, url: str | None, work: Path, cache: Path | None) -> Built:
+    """The club of ``size`` matches: on the PostgreSQL server of ``url``, or in a SQLite
+    file under ``work`` when there is none (every bench script takes its clubs so)."""
+    return postgres_club(size, url, cache) if url else sqlite_club(size, work, cache)
+
+
+def refuse_sqlite_url(parser: argparse.ArgumentParser, url: str | None) -> None:
+    """``--database-url`` names a PostgreSQL server; SQLite clubs are temporary files."""
+    if url and not url.startswith("postgres"):
+        parser.error("--database-url is for PostgreSQL; SQLite runs on temporary files")
+
+
 # -- what the measured requests need ----------------------------------------------------------
 
 
@@ -821,8 +833,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--seconds, --connections, --threads and --posts must be positive")
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
-    if args.database_url and not args.database_url.startswith("postgres"):
-        parser.error("--database-url is for PostgreSQL; SQLite runs on temporary files")
+    refuse_sqlite_url(parser, args.database_url)
     if args.no_cache:
         args.cache_dir = None
     elif args.cache_dir is None:
@@ -842,10 +853,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         work = Path(folder)
         for size in args.sizes:
             print(f"club of {size}: building or reusing…", file=sys.stderr, flush=True)
-            if url:
-                built = postgres_club(size, url, args.cache_dir)
-            else:
-                built = sqlite_club(size, work, args.cache_dir)
+            built = club(size, url, work, args.cache_dir)
             builds[str(size)] = {"seconds": round(built.build_s, 1), "cached": built.cached}
             try:
                 prepared = prepare(built.uri, built.history, args.posts, args.repeat)

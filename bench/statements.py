@@ -137,8 +137,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--sizes takes two sizes")
     if args.requests < 1:
         parser.error("--requests must be at least 1")
-    if args.database_url and not args.database_url.startswith("postgres"):
-        parser.error("--database-url is for PostgreSQL; SQLite runs on temporary files")
+    run.refuse_sqlite_url(parser, args.database_url)
     args.cache_dir = args.cache_dir or run.default_cache()
     return args
 
@@ -151,10 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-statements-") as folder:
         for size in args.sizes:
             print(f"club of {size}: building or reusing…", file=sys.stderr, flush=True)
-            if url:
-                built = run.postgres_club(size, url, args.cache_dir)
-            else:
-                built = run.sqlite_club(size, Path(folder), args.cache_dir)
+            built = run.club(size, url, Path(folder), args.cache_dir)
             try:
                 last = size == args.sizes[-1]
                 totals, per, report = measure(

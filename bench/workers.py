@@ -350,8 +350,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--seconds and --rounds must be positive, --warm not negative")
     if args.connections < 1 or args.threads < 1:
         parser.error("--connections and --threads must be positive")
-    if args.database_url and not args.database_url.startswith("postgres"):
-        parser.error("--database-url is for PostgreSQL; SQLite runs on temporary files")
+    run.refuse_sqlite_url(parser, args.database_url)
     if args.no_cache:
         args.cache_dir = None
     elif args.cache_dir is None:
@@ -377,10 +376,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.wrk_script = str(work / "answers.lua")
         for size in args.sizes:
             print(f"club of {size}: building or reusing…", file=sys.stderr, flush=True)
-            if url:
-                built = run.postgres_club(size, url, args.cache_dir)
-            else:
-                built = run.sqlite_club(size, work, args.cache_dir)
+            built = run.club(size, url, work, args.cache_dir)
             builds[str(size)] = {"seconds": round(built.build_s, 1), "cached": built.cached}
             try:
                 prepared = run.prepare(built.uri, built.history, 1, 1)
