@@ -244,7 +244,8 @@ def serve_on_inherited(app: Any, fd: int, threads: int) -> None:
     from .app import settle
 
     sock = socket.socket(fileno=fd)
-    server = create_server(settle(app), sockets=[sock], threads=threads, ident="scorekeeper")
+    server = create_server(app, sockets=[sock], threads=threads, ident="scorekeeper")
+    settle(app)  # after waitress has built its own: kept out of full collections too
     _end_with_parent(os.getppid())
     try:
         server.run()
