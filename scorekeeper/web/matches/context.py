@@ -11,10 +11,11 @@ from flask_babel import gettext as _
 from ...engine import EngineError, Match, going_out_checklist, score_deal
 from ...engine.cards import describe_key
 from ...services.charts import running_totals_chart
-from ...services.matches import LoadedMatch, new_submission_key, rematch_of
+from ...services.matches import LoadedMatch, rematch_of
 from ..actor import current_device
 from ..i18n import translate_problem as tr
 from . import forms
+from .blank_entry import BlankEntry
 from .history import history_view
 from .stamps import match_etag
 
@@ -61,9 +62,16 @@ def match_context(
         )
         for n, recorded in enumerate(game.deals, start=1)
     ]
-    if form is None and (editing is not None or not game.finished):
-        form = _fresh_form(loaded, editing)  # a finished match's page has no deal form
     deal = editing or game.current_deal
+    minimums = _minimums(game, editing)
+    # A finished match's page has no deal form; the next deal's, empty, is kept rendered
+    # (``blank_entry``): no form is built for it, and a page that does not show it (the
+    # live updates) does not render it.
+    entry = None
+    if form is None and editing is not None:
+        form = _fresh_form(loaded, editing)
+    elif form is None and not game.finished:
+        entry = BlankEntry(loaded, minimums)
     return {
         "match": row,
         "game": game,
@@ -74,18 +82,17 @@ def match_context(
         "deals": deals,
         "deal": deal,
         "dealer": game.dealer(deal) if deal else None,
-        "minimums": _minimums(game, editing),
+        "minimums": minimums,
         # match_writable: False for a club match read by someone who is not its scorer
         "can_edit": (not game.finished or row.reopened) and g.get("match_writable", True),
         "form": form,
+        "entry": entry,
         "general_errors": general_errors or [],
         "preview": preview,
         "editing": editing,
         "removing": removing,
-        "groups": _groups(game),
-        "counts_open": _counts_open(game, form) if form is not None else {},
+        **(entry_rows(game, form) if form is not None else {}),
         "sheet_class": _sheet_class(len(game.sides)),
-        "checklists": _checklists(game, form) if form is not None else [],
         "requires": dict(game.rules.going_out_requires),
         "chart": running_totals_chart(game),
         "history": history_view(loaded),
@@ -130,17 +137,32 @@ def _side_errors(form: Any, labels: list[str]) -> list[str]:
     return found
 
 
-def _fresh_form(loaded: LoadedMatch, editing: int | None) -> Any:
+def submission_key(context: dict[str, Any]) -> str | None:
+    """The submission key the page's deal form was given (None: it has none, or it was
+    not shown)."""
+    if context.get("entry") is not None:
+        return context["entry"].submission_key  # type: ignore[no-any-return]
+    form = context.get("form")
+    return form.submission_key.data if form is not None else None
+
+
+def entry_rows(game: Match, form: Any) -> dict[str, Any]:
+    """What the deal form's rows need besides the form: the count fields of each block,
+    which blocks start open, and each side's going-out checklist."""
+    return {
+        "groups": _groups(game),
+        "counts_open": _counts_open(game, form),
+        "checklists": _checklists(game, form),
+    }
+
+
+def _fresh_form(loaded: LoadedMatch, editing: int) -> Any:
+    """The form that corrects deal ``editing``, filled in with what was stored."""
     game = loaded.game
-    if editing is not None:
-        stored = [ds.entry for ds in loaded.row.deals[editing - 1].sides]
-        data = forms.form_data_from_entries(stored, game.rules)
-        form = forms.deal_form(game.rules, len(game.sides), obj=data)
-        form.version.data = str(loaded.row.deals[editing - 1].version)
-        return form
-    form = forms.deal_form(game.rules, len(game.sides))
-    form.submission_key.data = new_submission_key()
-    form.expected_deal.data = str(game.current_deal or "")
+    stored = [ds.entry for ds in loaded.row.deals[editing - 1].sides]
+    data = forms.form_data_from_entries(stored, game.rules)
+    form = forms.deal_form(game.rules, len(game.sides), obj=data)
+    form.version.data = str(loaded.row.deals[editing - 1].version)
     return form
 
 

@@ -22,7 +22,13 @@ from ..i18n import translate_problem as tr
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
 from .conflict import conflict_context
-from .context import match_context, preview_context, refused_announcement, saved_announcement
+from .context import (
+    match_context,
+    preview_context,
+    refused_announcement,
+    saved_announcement,
+    submission_key,
+)
 
 bp = Blueprint("matches", __name__)
 
@@ -32,7 +38,7 @@ SUBMISSION_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: A kept match page's deal form gets a submission key of its own for every request.
 SUBMISSION: page_cache.Fresh = (
     "\x1fsubmission-key\x1f",
-    lambda context: context["form"].submission_key.data if context.get("form") else None,
+    submission_key,
     service.new_submission_key,
 )
 
