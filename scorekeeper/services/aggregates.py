@@ -17,13 +17,14 @@ with. The sums themselves are the engine's (``line_of``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, delete, func, insert, select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy import ColumnElement, Integer, and_, bindparam, delete, func, insert, select
+from sqlalchemy.orm import Session
 
 from ..engine.standings import (
     Key,
@@ -170,44 +171,83 @@ def _append(
     own: Sequence[SideRecord],
 ) -> None:
     """Add a just-finished match's records (``own``) to its players' and partnerships'
-    lines in each scope: four statements whatever the history."""
+    lines in each scope: four statements whatever the history, reading no more of it
+    than the lines' streaks need."""
     players = [p for record in own for p in record.players]
     if not players:
         return
     pairs = [key for record in own for key in partnership_keys(record)]
-    # the games of these players after this one (date, then match: the order lines sum
-    # their records in): none when it is tonight's newest, a few when another table
-    # finished first; they tell where the streak stands. A correlated EXISTS, not the
-    # list of every side the players ever had (which grows with the history): this reads
-    # the rows after the match.
-    seat = aliased(MatchPlayer)
-    theirs = (
-        select(seat.id)
-        .where(seat.side_id == SideResult.side_id, seat.player_id.in_(players))
-        .correlate(SideResult)
-        .exists()
-    )
-    later = records_of(
-        session.execute(
-            seats_query().where(
-                SideResult.club_id == club_id,
-                theirs,
-                SideResult.match_id != match_id,
-                at_or_after(SideResult, day, match_id),
-            )
-        )
-    )
     stored = _read(session, club_id, scopes, players, pairs)
-    found: list[Found] = []
-    for scope in scopes:
-        after = [r for season, r in later if scope in (ALL_TIME, season)]
-        for record in own:
-            for kind, keys in ((PLAYER, player_keys), (PARTNERSHIP, partnership_keys)):
-                for key in keys(record):
-                    line = stored.get((scope, kind, key)) or line_of(key, [])
-                    newer = sum(1 for r in after if key in keys(r))
-                    found.append((scope, kind, add(line, record, newer)))
-    _replace(session, club_id, found)
+    wanted = [
+        (scope, kind, stored.get((scope, kind, key)) or line_of(key, []), record)
+        for scope in scopes
+        for record in own
+        for kind, keys in ((PLAYER, player_keys), (PARTNERSHIP, partnership_keys))
+        for key in keys(record)
+    ]
+    newer = _newer(session, club_id, (day, match_id), [found[:3] for found in wanted])
+    _replace(
+        session,
+        club_id,
+        [
+            (scope, kind, add(line, record, count))
+            for (scope, kind, line, record), count in zip(wanted, newer, strict=True)
+        ],
+    )
+
+
+def _newer(
+    session: Session,
+    club_id: int,
+    place: tuple[date, int],
+    stored: Sequence[tuple[int, str, Line]],
+) -> list[int]:
+    """For each (scope, kind, stored line), how many of the line's games come after
+    the match at ``place``, counted up to one more than the line's streak (all ``add``
+    tells apart: none, as many as the streak or fewer, more). One statement: none when the
+    match is its players' newest (tonight's first table to finish), a few rows a line when
+    another table finished first or the night is entered late, however long ago (each
+    count stops at its limit, read along the club's game order from the match)."""
+    if not stored:
+        return []
+    members = [(line.key,) if kind == PLAYER else tuple(line.key) for _s, kind, line in stored]
+    shape = tuple(
+        (scope != ALL_TIME, kind, len(ids))
+        for (scope, kind, _line), ids in zip(stored, members, strict=True)
+    )
+    values: dict[str, Any] = {"club": club_id, "day": place[0], "match": place[1]}
+    for n, ((scope, _kind, line), ids) in enumerate(zip(stored, members, strict=True)):
+        values[f"cap{n}"] = line.streak[1] + 1
+        if scope != ALL_TIME:
+            values[f"season{n}"] = scope
+        values.update({f"member{n}_{i}": member for i, member in enumerate(ids)})
+    return list(session.execute(_newer_statement(shape), values).one())
+
+
+@functools.lru_cache(maxsize=64)
+def _newer_statement(shape: tuple[tuple[bool, str, int], ...]) -> Any:
+    """``_newer``'s statement for lines of this shape (each: in a season or all-time, its
+    kind, its members), with the values as parameters: built once per shape, as
+    building it took more than its reading."""
+    place = (bindparam("day", type_=SideResult.played_on.type), bindparam("match", type_=Integer))
+    counts = []
+    for n, (in_season, kind, members) in enumerate(shape):
+        key = tuple(bindparam(f"member{n}_{i}", type_=Integer) for i in range(members))
+        games = (
+            select(SideResult.id)
+            .where(
+                SideResult.club_id == bindparam("club", type_=Integer),
+                _sides_of(kind, key[0] if kind == PLAYER else key),
+                at_or_after(SideResult, *place),
+                SideResult.match_id != place[1],
+            )
+            .order_by(SideResult.played_on, SideResult.match_id)
+            .limit(bindparam(f"cap{n}", type_=Integer))
+        )
+        if in_season:
+            games = games.where(SideResult.season_id == bindparam(f"season{n}", type_=Integer))
+        counts.append(select(func.count()).select_from(games.subquery()).scalar_subquery())
+    return select(*counts)
 
 
 def replace_match(

@@ -296,17 +296,66 @@ def test_a_match_finished_after_its_players_other_games_reads_only_its_own_recor
     assert records_read_finishing(monkeypatch, lambda _size: date(2024, 1, 1)) == [2, 2]
 
 
-def test_a_match_finished_late_reads_its_own_records_and_the_games_after_it_only(ctx, monkeypatch):
+def test_a_match_finished_late_reads_its_own_records_and_counts_what_the_streaks_need(
+    ctx, monkeypatch
+):
     """A table that finishes after a later one, or a night entered late, is added to the
-    stored lines too: besides its own records only the games after it are read (to place
-    it in the streak), not the players' whole history (issue 17); the lines are still
-    what a rebuild gives."""
+    stored lines too: its own records are read, and the games after it are only counted,
+    each line's count stopping at one more than its streak (all that places the match in
+    the streak), not the players' whole history nor every game since (issue 17); the
+    lines are still what a rebuild gives."""
+    counted: list[int] = []
+    real = aggregates._newer
 
-    def before_the_last_week(size: int) -> date:
-        return date(2023, 1, 2) + timedelta(days=7 * (size - 2) + 1)
+    def newer(*args, **kwargs):
+        found = real(*args, **kwargs)
+        counted.append(sum(found))
+        return found
 
-    # its own two sides, and the last week's two sides
-    assert records_read_finishing(monkeypatch, before_the_last_week) == [4, 4]
+    monkeypatch.setattr(aggregates, "_newer", newer)
+
+    def finish(day_of):
+        def write(club, _first, size):
+            counted.clear()
+            play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(200, 600), day_of(size))
+            found.append(sum(counted))
+
+        return write
+
+    read = counting_reads(monkeypatch, (aggregates, "records_of"), (player_rows, "records_of"))
+    for day_of in (
+        lambda size: history_day(size - 2) + timedelta(days=1),  # before the last week
+        lambda size: history_day(0) - timedelta(days=1),  # before every game
+    ):
+        found: list[int] = []
+        # Ann & Bob's wins and losses alternate: every streak is one game long, so each
+        # line counts at most two games after the match, whether 2 or 12 follow it
+        costs = rows_read_while(read, finish(day_of), outcomes=("win", "loss"))
+        assert [sum(cost) for cost in costs] == [2, 2]  # its own two sides, nothing more
+        assert found[0] == found[1] > 0
+
+
+def test_a_late_match_at_any_place_in_any_run_gives_the_lines_of_the_history(ctx):
+    """Every sequence of three outcomes of one partnership, then a match finished late
+    before each of its games in turn (its outcome cycling, so that every outcome comes
+    at every place): the lines are the ones summed from scratch each time (the late match
+    joins the streak, cuts it, or leaves it as it is)."""
+    import itertools
+
+    checked = 0
+    kinds = list(SCORES)
+    for number, outcomes in enumerate(itertools.product(kinds, repeat=3)):
+        club = clubs.create_club("-".join(outcomes))
+        for week, outcome in enumerate(outcomes):
+            pairs = [("Ann", "Bob"), ("Cid", "Dee")]
+            play(club, pairs, four_deals(*SCORES[outcome]), history_day(2 * week))
+        for place in (2, 0, 1):
+            late = kinds[(number + place) % 3]
+            day = history_day(2 * place) - timedelta(days=1)
+            play(club, [("Ann", "Bob"), ("Cid", "Eve")], four_deals(*SCORES[late]), day)
+            assert lines_of(club.id) == rebuilt(club.id), (outcomes, place, late)
+            checked += 1
+    assert checked == 27 * 3
 
 
 def test_a_season_added_later_gets_lines_for_the_matches_already_played_in_it(ctx):
