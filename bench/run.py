@@ -219,7 +219,8 @@ def postgres_club(size: int, url: str, cache: Path | None) -> Built:
     name = base.database or "bench"
     key = hashlib.sha256(cache_key("pg", size).encode()).hexdigest()[:10]
     cached_name, work_name = f"{name}_c{size}_{key}", f"{name}_run{size}"
-    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    # the server's own database, not ``name``: that one need not exist (it names the rest)
+    admin = create_engine(base.set(database="postgres"), isolation_level="AUTOCOMMIT")
 
     def exists(db_name: str) -> bool:
         with admin.connect() as c:
