@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from flask_migrate import downgrade, upgrade
-from sqlalchemy import func, select, text
+from sqlalchemy import event, func, select, text
 
 from scorekeeper.app import create_app
 from scorekeeper.engine import PRESETS, Side
@@ -333,6 +333,40 @@ def test_a_match_finished_late_reads_its_own_records_and_counts_what_the_streaks
         costs = rows_read_while(read, finish(day_of), outcomes=("win", "loss"))
         assert [sum(cost) for cost in costs] == [2, 2]  # its own two sides, nothing more
         assert found[0] == found[1] > 0
+
+
+def test_on_postgresql_a_late_match_s_count_looks_up_seats_side_by_side(ctx, monkeypatch):
+    """PostgreSQL turned the seat condition spelled with ``EXISTS`` into a hash join over
+    every seat the player ever had, for each line: the count read the history. As a
+    scalar subquery it is a per-row lookup (a ``SubPlan``), which it never joins, so the
+    read stops at the count's limit. A matter of PostgreSQL's plans: SQLite's are
+    ``test_write_plans``'s."""
+    if db.engine.dialect.name != "postgresql":
+        pytest.skip("PostgreSQL's plans; the suite runs on SQLite")
+    seen: list[tuple[str, object]] = []
+    real = aggregates._newer
+
+    def newer(session, *args):
+        def record(_conn, _cursor, statement, parameters, _context, _many):
+            seen.append((statement, parameters))
+
+        event.listen(db.engine, "before_cursor_execute", record)
+        try:
+            return real(session, *args)
+        finally:
+            event.remove(db.engine, "before_cursor_execute", record)
+
+    monkeypatch.setattr(aggregates, "_newer", newer)
+    club = clubs.create_club("Tuesday")
+    for week in range(3):
+        play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), history_day(week))
+    seen.clear()
+    play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(200, 600), history_day(0))
+    assert len(seen) == 1  # the late match's count
+    statement, parameters = seen[0]
+    plan = db.session.connection().exec_driver_sql(f"EXPLAIN {statement}", parameters).all()
+    text_ = "\n".join(row[0] for row in plan)
+    assert "SubPlan" in text_ and "Semi Join" not in text_ and "Hash" not in text_, text_
 
 
 def test_a_late_match_at_any_place_in_any_run_gives_the_lines_of_the_history(ctx):
