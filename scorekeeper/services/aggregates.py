@@ -5,11 +5,11 @@ hook of ``services.standings``): it rewrites the lines of that match's players a
 partnerships only. A match that has just finished is added to their stored lines (the
 engine's ``add``): after every other game of its players (tonight's tables, whichever
 finishes first) it costs one match whatever the history; before some of them (a table
-that finished after a later-numbered one, a night entered late) it also reads the games
-after it, to place it in the streak. Any other change (a correction, a reopening, a
-removal: ``replace_match``) takes the match's old records out of the stored lines and puts
-its new ones in, reading only the games around it that the streak needs. A page reads one
-row per entry.
+that finished after a later-numbered one, a night entered late) it also counts the games
+after it, as far as each streak needs, to place it in the streak. Any other change (a
+correction, a reopening, a removal: ``replace_match``) takes the match's old records out
+of the stored lines and puts its new ones in, reading only the games around it that the
+streak needs. A page reads one row per entry.
 ``rebuild`` recomputes a whole club: after its seasons change (a rare write), in the
 migration that adds the table, and as the reference the tests compare the running lines
 with. The sums themselves are the engine's (``line_of``).
@@ -117,7 +117,7 @@ def refresh(
     ``appended``: the day of a match that has just finished (it had no result rows
     before): its records are added to their lines, wherever it falls among its players'
     games (a table that finished after a later one, a night entered late); the games after
-    it are read only to place it in the streak (``own``: the match's records, when the
+    it are only counted, to place it in the streak (``own``: the match's records, when the
     caller has read them already). Otherwise the lines are summed again from the players'
     side results (``replace_match`` is the bounded way for a change of a counted match).
     """
