@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Hashable
-from typing import Any, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 from cachetools import LRUCache
 from flask import current_app, g, make_response, render_template, request, session
@@ -46,17 +46,21 @@ Answer = TypeVar("Answer", bound=Response)
 
 DEFAULT_SIZE = 512
 
+#: What a ``Bodies`` keeps: a page's title and body here, an empty form elsewhere
+#: (``matches.blank_entry``).
+Kept = TypeVar("Kept")
 
-class Bodies:
+
+class Bodies(Generic[Kept]):
     """A bounded map of rendered bodies, shared by the server's threads."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._kept: LRUCache[Hashable, tuple[str, str]] = LRUCache(maxsize=max(size, 1))
+        self._kept: LRUCache[Hashable, Kept] = LRUCache(maxsize=max(size, 1))
         self._lock = threading.Lock()
         self.hits = self.misses = 0
 
-    def get(self, key: Hashable) -> tuple[str, str] | None:
+    def get(self, key: Hashable) -> Kept | None:
         with self._lock:
             found = self._kept.get(key)
             if found is None:
@@ -65,7 +69,7 @@ class Bodies:
                 self.hits += 1
             return found
 
-    def put(self, key: Hashable, page: tuple[str, str]) -> None:
+    def put(self, key: Hashable, page: Kept) -> None:
         with self._lock:
             self._kept[key] = page
 
@@ -75,12 +79,12 @@ class Bodies:
             self.hits = self.misses = 0
 
 
-def bodies() -> Bodies:
+def bodies() -> Bodies[tuple[str, str]]:
     """This app's bodies (made on first use, sized by ``PAGE_CACHE_SIZE``)."""
     found = current_app.extensions.get("scorekeeper.page_cache")
     if found is None:
         size = int(current_app.config.get("PAGE_CACHE_SIZE", DEFAULT_SIZE))
-        found = current_app.extensions["scorekeeper.page_cache"] = Bodies(size)
+        found = current_app.extensions["scorekeeper.page_cache"] = Bodies[tuple[str, str]](size)
     return found  # type: ignore[no-any-return]
 
 
@@ -94,14 +98,14 @@ def _reader() -> tuple[Hashable, ...]:
 Fresh = tuple[str, Callable[[dict[str, Any]], str | None], Callable[[], str]]
 
 
-def _token_used(_context: dict[str, Any]) -> str | None:
+def token_used(_context: dict[str, Any]) -> str | None:
     """The CSRF token this request's render put in the body (a form's field or
     ``csrf_token()``: Flask-WTF makes one a request and keeps it on ``g``), if any."""
     return g.get(current_app.config.get("WTF_CSRF_FIELD_NAME", "csrf_token"))  # type: ignore[no-any-return]
 
 
 #: The visitor's CSRF token: every kept body's first fresh value.
-TOKEN: Fresh = ("\x1fcsrf-token\x1f", _token_used, generate_csrf)
+TOKEN: Fresh = ("\x1fcsrf-token\x1f", token_used, generate_csrf)
 
 
 def kept_page(
@@ -183,7 +187,7 @@ def page(
             return response
         html = response.get_data(as_text=True)
         put_in = dict(g.get("kept_fresh", {}))
-        token = _token_used({})
+        token = token_used({})
         if token:
             put_in[TOKEN[0]] = token
         for placeholder, value in put_in.items():

@@ -20,18 +20,16 @@ from __future__ import annotations
 import json
 import re
 import secrets
-import threading
-from collections.abc import Hashable
 from types import SimpleNamespace
 from typing import Any
 
-from cachetools import LRUCache
-from flask import current_app, g, render_template
+from flask import current_app, render_template
 from flask_babel import get_locale
 from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup, escape
 
 from ...services.matches import LoadedMatch, new_submission_key
+from .. import page_cache
 from . import forms
 
 #: Empty forms kept per process: one per rule set, side count and language in use.
@@ -85,28 +83,12 @@ class BlankEntry:
         return Markup(_STAND_IN.sub(value, template))
 
 
-class _Forms:
-    """A bounded map of rendered empty forms, shared by the server's threads."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._kept: LRUCache[Hashable, str] = LRUCache(maxsize=max(size, 1))
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable) -> str | None:
-        with self._lock:
-            return self._kept.get(key)
-
-    def put(self, key: Hashable, html: str) -> None:
-        with self._lock:
-            self._kept[key] = html
-
-
-def _forms() -> _Forms:
+def _forms() -> page_cache.Bodies[str]:
+    """This app's kept forms (made on first use; none kept with ``PAGE_CACHE_SIZE`` 0)."""
     found = current_app.extensions.get("scorekeeper.entry_cache")
     if found is None:
         size = KEPT if current_app.config.get("PAGE_CACHE_SIZE", 1) else 0
-        found = current_app.extensions["scorekeeper.entry_cache"] = _Forms(size)
+        found = current_app.extensions["scorekeeper.entry_cache"] = page_cache.Bodies[str](size)
     return found  # type: ignore[no-any-return]
 
 
@@ -149,7 +131,7 @@ def _rendered(loaded: LoadedMatch, sides: int, minimums: bool) -> str:
         **entry_rows(game, form),
     )
     # the form's CSRF field holds this session's token: a stand-in in what is kept
-    token = g.get(current_app.config.get("WTF_CSRF_FIELD_NAME", "csrf_token"))
+    token = page_cache.token_used({})
     if token:
         html = html.replace(token, _stand_in("csrf"))
     return html
