@@ -113,6 +113,8 @@ class SideResult(Tallies, db.Model):  # type: ignore[name-defined,misc]
     __table_args__ = (
         Index("ix_side_results_club_order", "club_id", "played_on", "match_id"),
         Index("ix_side_results_match", "match_id"),  # a match's other sides (rivals)
+        # a season's games in the club's order: a line's games in a season after a place
+        Index("ix_side_results_season_order", "season_id", "played_on", "match_id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -122,7 +124,7 @@ class SideResult(Tallies, db.Model):  # type: ignore[name-defined,misc]
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
     club_id: Mapped[int] = mapped_column(ForeignKey("clubs.id", ondelete="CASCADE"))
     season_id: Mapped[int | None] = mapped_column(
-        ForeignKey("seasons.id", ondelete="SET NULL"), nullable=True, index=True
+        ForeignKey("seasons.id", ondelete="SET NULL"), nullable=True
     )
     played_on: Mapped[date] = mapped_column(Date)
     position: Mapped[int] = mapped_column(Integer)
