@@ -42,6 +42,7 @@ from ..engine.standings import (
     streak,
 )
 from ..models import MatchPlayer, MatchSide, SideResult, StandingLine
+from . import upserts
 from .side_records import ALL_TIME, at_or_after, earlier_than, in_scope, records_of, seats_query
 
 __all__ = ["ALL_TIME", "PARTNERSHIP", "PLAYER", "read_line", "read_lines", "rebuild", "refresh"]
@@ -118,12 +119,13 @@ def refresh(
     before): its records are added to their lines, wherever it falls among its players'
     games (a table that finished after a later one, a night entered late); the games after
     it are only counted, to place it in the streak (``own``: the match's records, when the
-    caller has read them already). Otherwise the lines are summed again from the players'
-    side results (``replace_match`` is the bounded way for a change of a counted match).
+    caller has them: the rows it has just written). Otherwise the lines are summed again
+    from the players' side results (``replace_match`` is the bounded way for a change of a
+    counted match).
     """
     scopes = tuple(dict.fromkeys((ALL_TIME, season_id or ALL_TIME)))
     if appended is not None:
-        if own is None:  # the match's records, unless the caller has read them
+        if own is None:  # the match's records, unless the caller has them
             own = [r for _season, r in records_of(session.execute(_seats_of(match_id)))]
         _append(session, club_id, match_id, scopes, appended, own)
         return
@@ -171,7 +173,8 @@ def _append(
     own: Sequence[SideRecord],
 ) -> None:
     """Add a just-finished match's records (``own``) to its players' and partnerships'
-    lines in each scope: four statements whatever the history, reading no more of it
+    lines in each scope: three statements whatever the history (the lines, how many of
+    each line's games come after the match, the lines written), reading no more of it
     than the lines' streaks need."""
     players = [p for record in own for p in record.players]
     if not players:
@@ -432,33 +435,45 @@ def _read(
 
 
 def _replace(session: Session, club_id: int, found: Sequence[Found]) -> None:
-    """Store ``found`` in place of the lines of the same scope, kind and members (a line
-    with no game is only taken out): one DELETE when every line is in every scope (as
-    the writes here make them), and one INSERT."""
-    if not found:
-        return
-    scopes_of: dict[tuple[str, str], set[int]] = {}
+    """Store ``found`` in place of the lines of the same scope, kind and members: one
+    upsert for the lines with games, and, when a change leaves lines with none (a
+    correction, a removal), one DELETE of those per scope (one in all when every such
+    line is in every scope, as the writes here make them)."""
+    gone: dict[tuple[str, str], set[int]] = {}
     for scope, kind, line in found:
-        scopes_of.setdefault((kind, members_text(line.key)), set()).add(scope)
-    scopes = set().union(*scopes_of.values())
-    groups = (
-        [(scopes, list(scopes_of))]
-        if all(s == scopes for s in scopes_of.values())
-        else [({scope}, [k for k, s in scopes_of.items() if scope in s]) for scope in scopes]
-    )
-    # (the kinds together: a partnership's members hold a comma, a player's never do)
-    for in_scopes, keys in groups:
-        session.execute(
-            delete(StandingLine).where(
-                StandingLine.club_id == club_id,
-                StandingLine.scope.in_(sorted(in_scopes)),
-                StandingLine.kind.in_(sorted({kind for kind, _members in keys})),
-                StandingLine.members.in_(sorted({members for _kind, members in keys})),
-            )
+        if not line.games:
+            gone.setdefault((kind, members_text(line.key)), set()).add(scope)
+    if gone:
+        scopes = set().union(*gone.values())
+        groups = (
+            [(scopes, list(gone))]
+            if all(s == scopes for s in gone.values())
+            else [({scope}, [k for k, s in gone.items() if scope in s]) for scope in scopes]
         )
+        # (the kinds together: a partnership's members hold a comma, a player's never do)
+        for in_scopes, keys in groups:
+            session.execute(
+                delete(StandingLine).where(
+                    StandingLine.club_id == club_id,
+                    StandingLine.scope.in_(sorted(in_scopes)),
+                    StandingLine.kind.in_(sorted({kind for kind, _members in keys})),
+                    StandingLine.members.in_(sorted({members for _kind, members in keys})),
+                )
+            )
     values = [row_values(club_id, scope, kind, line) for scope, kind, line in found if line.games]
-    if values:
-        session.execute(insert(StandingLine.__table__), values)
+    upserts.upsert(session, StandingLine.__table__, values, LINE_KEY, _stored_as_given)
+
+
+LINE_KEY = ("club_id", "scope", "kind", "members")
+
+
+def _stored_as_given(excluded: Any) -> dict[str, Any]:
+    """A stored line replaced by the one that was to be inserted, column by column."""
+    return {
+        column.name: excluded[column.name]
+        for column in StandingLine.__table__.columns
+        if column.name not in ("id", *LINE_KEY)
+    }
 
 
 def rebuild(session: Session, club_id: int) -> None:

@@ -31,15 +31,11 @@ from sqlalchemy.orm import Session
 from ..engine.rivals import meetings, pair_tallies
 from ..engine.standings import OUTCOMES, Key, SideRecord
 from ..models import MatchPlayer, Player, RivalTally, SeatResult, SideResult
+from . import upserts
 from .side_records import ALL_TIME, records_of, seats_query
 
 Seasoned = Sequence[tuple[int | None, SideRecord]]
 PairKey = tuple[Key, int, str, Key]  # (player, scope, relation, other)
-
-
-def seated(session: Session, match_id: int) -> list[tuple[int | None, SideRecord]]:
-    """The match's finished sides as (season, record): what its rows are made of."""
-    return records_of(session.execute(seats_query().where(SideResult.match_id == match_id)))
 
 
 def _scopes(season: int | None) -> tuple[int, ...]:
@@ -81,40 +77,35 @@ def _changes(old: Seasoned, new: Seasoned) -> dict[PairKey, list[int]]:
 
 
 def _change_tallies(session: Session, change: dict[PairKey, list[int]]) -> None:
-    """Add ``change`` to the stored tallies: the rows of those pairs, nothing else."""
+    """Add ``change`` to the stored tallies: the rows of those pairs, nothing else. One
+    upsert adds it (a pair met for the first time is inserted); when a change takes games
+    away (a correction, a removal), the pairs it leaves with none are deleted."""
     if not change:
         return
-    players = list({key[0] for key in change})
-    stored = session.execute(
-        select(
-            RivalTally.id,
-            RivalTally.player_id,
-            RivalTally.scope,
-            RivalTally.relation,
-            RivalTally.other_id,
-            RivalTally.wins,
-            RivalTally.draws,
-            RivalTally.losses,
-        ).where(
-            RivalTally.player_id.in_(players),
-            RivalTally.scope.in_(sorted({key[1] for key in change})),
-            RivalTally.other_id.in_(players),
+    values = [_row(key, *counts) for key, counts in change.items()]
+    upserts.upsert(session, RivalTally.__table__, values, TALLY_KEY, _added)
+    emptied = [key for key, counts in change.items() if min(counts) < 0]
+    if emptied:
+        players = list({p for key in emptied for p in (key[0], key[3])})
+        session.execute(
+            delete(RivalTally).where(
+                RivalTally.player_id.in_(players),
+                RivalTally.scope.in_(sorted({key[1] for key in emptied})),
+                RivalTally.other_id.in_(players),
+                RivalTally.wins == 0,
+                RivalTally.draws == 0,
+                RivalTally.losses == 0,
+            )
         )
-    )
-    replaced, totals = [], {key: [0, 0, 0] for key in change}
-    for row_id, player, scope, relation, other, wins, draws, losses in stored:
-        if (player, scope, relation, other) in totals:
-            replaced.append(row_id)
-            totals[player, scope, relation, other] = [wins, draws, losses]
-    values = []
-    for key, counts in totals.items():
-        wins, draws, losses = (a + b for a, b in zip(counts, change[key], strict=True))
-        if wins or draws or losses:
-            values.append(_row(key, wins, draws, losses))
-    if replaced:
-        session.execute(delete(RivalTally).where(RivalTally.id.in_(replaced)))
-    if values:
-        session.execute(insert(RivalTally.__table__), values)
+
+
+TALLY_KEY = ("player_id", "scope", "relation", "other_id")
+
+
+def _added(excluded: Any) -> dict[str, Any]:
+    """A stored tally with a change added (the change is the row that was to be inserted)."""
+    table = RivalTally.__table__.c
+    return {column: table[column] + excluded[column] for column in ("wins", "draws", "losses")}
 
 
 def _row(key: PairKey, wins: int, draws: int, losses: int) -> dict[str, Any]:

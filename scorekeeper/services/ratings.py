@@ -69,9 +69,16 @@ IN_REQUEST = 24
 CHUNK = 50
 
 
-def match_finished(club_id: int, match_id: int, played_on: date, was_rated: bool) -> None:
+def match_finished(
+    club_id: int,
+    match_id: int,
+    played_on: date,
+    was_rated: bool,
+    seats: Sequence[tuple[int, int, date, int, int | None]],
+) -> None:
     """Rate a finished match: on top of the current ratings when it is the newest, else as
-    a change of the history from it (``match_changed``)."""
+    a change of the history from it (``match_changed``). ``seats`` are its seats as
+    ``_side_rows`` reads them (the caller has just written them)."""
     # one statement: whether a later match is rated already, and whether the club's
     # ratings are being brought up to date (either way it is not simply appended)
     later = (
@@ -89,7 +96,7 @@ def match_finished(club_id: int, match_id: int, played_on: date, was_rated: bool
     if was_rated or found is None or found.later or _stale_of(found) is not None:
         match_changed(club_id, match_id, played_on)
         return
-    _store(_rate(club_id, _side_rows(club_id, match_id), _players(club_id)))
+    _store(_rate(club_id, seats, _players(club_id)))
 
 
 def match_changed(club_id: int, match_id: int, played_on: date) -> None:

@@ -7,7 +7,7 @@ arithmetic takes. Used to rebuild and refresh standing lines, and for head-to-he
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -88,6 +88,22 @@ def records_of(rows: Iterable[Sequence[Any]]) -> list[tuple[int | None, SideReco
             )
             found.append((row[2], _record(row, tuple(players), opponents)))
     return found
+
+
+def records_written(
+    results: Sequence[Mapping[str, Any]], seated: Sequence[Sequence[int | None]]
+) -> list[tuple[int | None, SideRecord]]:
+    """(season, record) per side of a match's result rows as they were just written
+    (``results``: the values inserted, in side order; ``seated``: each side's player ids
+    in seat order), without reading them back: the records ``seats_query`` would give
+    (a side with no seat has none, as the join gives none)."""
+    names = [column.key for column in SEAT_COLUMNS[:-1]]
+    rows = [
+        (*(result[name] for name in names), player)
+        for result, players in zip(results, seated, strict=True)
+        for player in players
+    ]
+    return records_of(rows)
 
 
 def _record(row: Sequence[Any], players: tuple[int, ...], opponents: Any) -> SideRecord:

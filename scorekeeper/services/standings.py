@@ -53,11 +53,14 @@ def write_results(session: Session, row: MatchRow, game: Match) -> None:
     before = side_records.records_before(session, row.id)  # what the rows count of it
     if before is not None:  # a deal of a match being played has no rows to delete
         session.execute(delete(SideResult).where(SideResult.match_id == row.id))
-    if game.finished:  # one statement, no ids read back: nothing here holds the rows
-        session.execute(insert(SideResult.__table__), side_results(row, game))
+    results = side_results(row, game) if game.finished else []
+    if results:  # one statement, no ids read back: nothing here holds the rows
+        session.execute(insert(SideResult.__table__), results)
     elif before is None:
         return
-    now = player_rows.seated(session, row.id) if game.finished else []
+    # what was just written, as records and as seats to rate, taken from the rows written
+    seated = [[player.player_id for player in side.players] for side in row.sides]
+    now = side_records.records_written(results, seated) if results else []
     if before is None:  # just finished: added to the lines
         aggregates.refresh(
             session,
@@ -81,7 +84,12 @@ def write_results(session: Session, row: MatchRow, game: Match) -> None:
     # its players' rivals, partners and seats: the old records out, the new ones in
     player_rows.refresh(session, row.id, played_of(row), before[1] if before else [], now)
     if game.finished:
-        ratings.match_finished(row.club_id, row.id, played_of(row), before is not None)
+        seats = [
+            (row.id, result["side_id"], result["played_on"], result["points_for"], player)
+            for result, players in zip(results, seated, strict=True)
+            for player in players
+        ]
+        ratings.match_finished(row.club_id, row.id, played_of(row), before is not None, seats)
     else:
         ratings.match_changed(row.club_id, row.id, played_of(row))
 

@@ -277,9 +277,8 @@ def rows_read_while(read, write, outcomes=("win",)) -> list[list[int]]:
 
 def records_read_finishing(monkeypatch, day_of) -> list[int]:
     """The side records read while one more match of the four finishes, dated
-    ``day_of(size)``: its own, for the lines and the player page's rows, and any the
-    lines need after it."""
-    # the match's own records are read once for the lines and the player page's rows
+    ``day_of(size)``: any the lines need after it (its own are taken from the rows just
+    written, for the lines, the player page's rows and its ratings)."""
     read = counting_reads(monkeypatch, (aggregates, "records_of"), (player_rows, "records_of"))
 
     def finish(club, _first, size):
@@ -291,16 +290,16 @@ def records_read_finishing(monkeypatch, day_of) -> list[int]:
 def test_a_match_finished_after_its_players_other_games_reads_only_its_own_records(
     ctx, monkeypatch
 ):
-    """Tonight's match is added to its players' lines: the side records read while it is
-    saved are its own, however long their history (issue 17)."""
-    assert records_read_finishing(monkeypatch, lambda _size: date(2024, 1, 1)) == [2, 2]
+    """Tonight's match is added to its players' lines: no side record is read while it is
+    saved, however long their history (issue 17)."""
+    assert records_read_finishing(monkeypatch, lambda _size: date(2024, 1, 1)) == [0, 0]
 
 
 def test_a_match_finished_late_reads_its_own_records_and_counts_what_the_streaks_need(
     ctx, monkeypatch
 ):
     """A table that finishes after a later one, or a night entered late, is added to the
-    stored lines too: its own records are read, and the games after it are only counted,
+    stored lines too: no record is read, and the games after it are only counted,
     each line's count stopping at one more than its streak (all that places the match in
     the streak), not the players' whole history nor every game since (issue 17); the
     lines are still what a rebuild gives."""
@@ -331,7 +330,7 @@ def test_a_match_finished_late_reads_its_own_records_and_counts_what_the_streaks
         # Ann & Bob's wins and losses alternate: every streak is one game long, so each
         # line counts at most two games after the match, whether 2 or 12 follow it
         costs = rows_read_while(read, finish(day_of), outcomes=("win", "loss"))
-        assert [sum(cost) for cost in costs] == [2, 2]  # its own two sides, nothing more
+        assert [sum(cost) for cost in costs] == [0, 0]  # not even its own two sides
         assert found[0] == found[1] > 0
 
 
@@ -390,6 +389,46 @@ def test_a_late_match_at_any_place_in_any_run_gives_the_lines_of_the_history(ctx
             assert lines_of(club.id) == rebuilt(club.id), (outcomes, place, late)
             checked += 1
     assert checked == 27 * 3
+
+
+@pytest.mark.parametrize(
+    "sides",
+    [
+        [("Ann", "Bob"), ("Cid", "Dee")],
+        [("Ann",), ("Bob",), ("Cid",)],
+        [("Ann", "Bob", "Cid"), ("Dee", "Eve", "Fay")],
+        [("Ann", "Bob"), ("Cid", "Dee"), ("Eve", "Fay")],
+    ],
+    ids=["2+2", "1+1+1", "3+3", "2+2+2"],
+)
+def test_a_finished_match_s_records_taken_from_its_rows_are_the_rows_read_back(
+    ctx, monkeypatch, sides
+):
+    """A finishing deal hands its lines, player rows and ratings the records of the rows
+    it has just written instead of reading them back (``side_records.records_written``):
+    they are exactly what reading them back gives, season, seats, opponents and tallies
+    included, whatever the layout."""
+    club = clubs.create_club("Tuesday")
+    clubs.add_season(club, "Spring", date(2024, 3, 1), date(2024, 3, 31))
+    handed: list[list] = []
+    real = side_records.records_written
+
+    def written(*args, **kwargs):
+        found = real(*args, **kwargs)
+        handed.append(found)
+        return found
+
+    monkeypatch.setattr(side_records, "records_written", written)
+    extra = {0: {"books": {"clean": 1}, "red_threes": 1}, 1: {"books": {"dirty": 2}}}
+    deals = [[300 + 10 * i, 200, 250][: len(sides)] for i in range(4)]
+    loaded = play(club, sides, deals, date(2024, 3, 5), extra)
+    assert len(handed) == 1  # the finishing deal, once
+    db.session.expire_all()
+    query = side_records.seats_query().where(SideResult.match_id == loaded.row.id)
+    read_back = side_records.records_of(db.session.execute(query))
+    assert handed[0] == read_back
+    assert {season for season, _record in read_back} == {club.seasons[0].id}
+    assert all(len(record.opponents) == len(sides) - 1 for _s, record in read_back)
 
 
 def test_a_season_added_later_gets_lines_for_the_matches_already_played_in_it(ctx):
@@ -467,8 +506,9 @@ def test_the_rival_tallies_are_the_engine_s_pair_tallies_in_every_scope(ctx):
 
 
 def records_read_by_player_rows(monkeypatch, write) -> list[list[int]]:
-    """The side records the player page's rows read during ``write``: the match's records
-    now (player_rows) and as they were (side_records.records_before)."""
+    """The side records the player page's rows take during ``write``: the match's records
+    as they were (read: ``side_records.records_before``) and now (as written:
+    ``side_records.records_written``), and any other read from the database."""
     read = counting_reads(monkeypatch, (player_rows, "records_of"), (side_records, "records_of"))
     return rows_read_while(read, write)
 
