@@ -295,6 +295,39 @@ def test_a_match_finished_after_its_players_other_games_reads_only_its_own_recor
     assert records_read_finishing(monkeypatch, lambda _size: date(2024, 1, 1)) == [0, 0]
 
 
+def test_tonight_s_table_counts_no_game_after_it_unless_one_of_the_club_s_came_after(
+    ctx, monkeypatch
+):
+    """The count of each line's games after a finishing match is one large statement
+    (PostgreSQL spent 2 ms planning it): tonight's table, after every finished match of
+    the club, skips it; a table finishing after another of the same night (a later
+    match), even of other players, does not."""
+    counts: list[int] = []
+    real = aggregates._newer
+
+    def newer(*args, **kwargs):
+        found = real(*args, **kwargs)
+        counts.append(len(found))
+        return found
+
+    monkeypatch.setattr(aggregates, "_newer", newer)
+    club = clubs.create_club("Tuesday")
+    for week in range(3):
+        play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), history_day(week))
+    assert counts == []
+    tonight = history_day(3)
+    first = clubs.start_club_match(
+        club, PRESETS["classic"], [Side(("Ann", "Cid")), Side(("Bob", "Dee"))], 0, tonight
+    )
+    play(club, [("Eve", "Fay"), ("Gus", "Hal")], four_deals(500, 300), tonight)  # a later id
+    assert counts == []
+    for number, points in enumerate(four_deals(200, 600), start=1):
+        entries = [{"melded_points": p} for p in points]
+        first, _ = matches.record_deal(first, entries, f"first-{number}", number)
+    assert counts == [6]  # its 4 players and 2 partnerships (all-time: no season here)
+    assert lines_of(club.id) == rebuilt(club.id)
+
+
 def test_a_match_finished_late_reads_its_own_records_and_counts_what_the_streaks_need(
     ctx, monkeypatch
 ):
