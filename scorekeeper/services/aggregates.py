@@ -199,11 +199,12 @@ def _append(
         for kind, keys in ((PLAYER, player_keys), (PARTNERSHIP, partnership_keys))
         for key in keys(record)
     ]
-    # tonight's table is after every finished match of the club: then nothing is counted
-    # (a probe of the club's game order; the counts cost PostgreSQL 2 ms of planning)
+    # tonight's table, or a table of other players than those of the night's tables that
+    # finished first: none of its players has a game after it, and nothing is counted (a
+    # probe along the club's game order; the counts cost PostgreSQL 2 ms of planning)
     newer = (
         _newer(session, club_id, (day, match_id), [found[:3] for found in wanted])
-        if _any_after(session, club_id, (day, match_id))
+        if _any_after(session, club_id, (day, match_id), players)
         else [0] * len(wanted)
     )
     _replace(
@@ -216,10 +217,23 @@ def _append(
     )
 
 
-def _any_after(session: Session, club_id: int, place: tuple[date, int]) -> bool:
-    """Whether any finished match of the club comes after ``place`` in its game order."""
+def _any_after(
+    session: Session, club_id: int, place: tuple[date, int], players: Sequence[int]
+) -> bool:
+    """Whether any of ``players`` has a finished game of the club after ``place`` in its
+    game order: read along that order from ``place``, each side's seats looked up by its
+    ``(player, side)`` index (as ``_sides_of``, so that PostgreSQL does not join every seat
+    the players ever had), stopping at the first."""
     after = tuple_(SideResult.played_on, SideResult.match_id) > tuple_(*place)
-    return bool(session.scalar(select(exists().where(SideResult.club_id == club_id, after))))
+    theirs = (
+        select(MatchPlayer.id)
+        .where(MatchPlayer.side_id == SideResult.side_id, MatchPlayer.player_id.in_(players))
+        .limit(1)
+        .scalar_subquery()
+        .is_not(None)
+    )
+    found = select(exists().where(SideResult.club_id == club_id, after, theirs))
+    return bool(session.scalar(found))
 
 
 def _newer(

@@ -295,13 +295,11 @@ def test_a_match_finished_after_its_players_other_games_reads_only_its_own_recor
     assert records_read_finishing(monkeypatch, lambda _size: date(2024, 1, 1)) == [0, 0]
 
 
-def test_tonight_s_table_counts_no_game_after_it_unless_one_of_the_club_s_came_after(
-    ctx, monkeypatch
-):
+def test_a_finishing_table_counts_games_after_it_only_when_its_players_have_some(ctx, monkeypatch):
     """The count of each line's games after a finishing match is one large statement
-    (PostgreSQL spent 2 ms planning it): tonight's table, after every finished match of
-    the club, skips it; a table finishing after another of the same night (a later
-    match), even of other players, does not."""
+    (PostgreSQL spent 2 ms planning it). Tonight's table, and a table of other players
+    than a later table of the night that finished first, skip it; a table one of whose
+    players has a game after it does not, and its lines are still a rebuild's."""
     counts: list[int] = []
     real = aggregates._newer
 
@@ -316,14 +314,23 @@ def test_tonight_s_table_counts_no_game_after_it_unless_one_of_the_club_s_came_a
         play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), history_day(week))
     assert counts == []
     tonight = history_day(3)
-    first = clubs.start_club_match(
-        club, PRESETS["classic"], [Side(("Ann", "Cid")), Side(("Bob", "Dee"))], 0, tonight
-    )
-    play(club, [("Eve", "Fay"), ("Gus", "Hal")], four_deals(500, 300), tonight)  # a later id
+
+    def table(*sides):
+        return clubs.start_club_match(
+            club, PRESETS["classic"], [Side(s) for s in sides], 0, tonight
+        )
+
+    def finish(loaded, name):
+        for number, points in enumerate(four_deals(200, 600), start=1):
+            entries = [{"melded_points": p} for p in points]
+            loaded, _ = matches.record_deal(loaded, entries, f"{name}-{number}", number)
+
+    first, second = table(("Ann", "Cid"), ("Bob", "Dee")), table(("Ann", "Bob"), ("Eve", "Fay"))
+    play(club, [("Gus", "Hal"), ("Ivy", "Jon")], four_deals(500, 300), tonight)  # a later id
     assert counts == []
-    for number, points in enumerate(four_deals(200, 600), start=1):
-        entries = [{"melded_points": p} for p in points]
-        first, _ = matches.record_deal(first, entries, f"first-{number}", number)
+    finish(second, "second")  # Ann & Bob's game after the first table
+    assert counts == []
+    finish(first, "first")
     assert counts == [6]  # its 4 players and 2 partnerships (all-time: no season here)
     assert lines_of(club.id) == rebuilt(club.id)
 
