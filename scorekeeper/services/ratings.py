@@ -79,8 +79,9 @@ def match_finished(
     """Rate a finished match: on top of the current ratings when it is the newest, else as
     a change of the history from it (``match_changed``). ``seats`` are its seats as
     ``_side_rows`` reads them (the caller has just written them)."""
-    # one statement: whether a later match is rated already, and whether the club's
-    # ratings are being brought up to date (either way it is not simply appended)
+    # one statement: whether a later match is rated already, where this one was rated (if
+    # it was: a correction), and whether the club's ratings are being brought up to date
+    # (any of these: it is not simply appended)
     later = (
         exists()
         .where(
@@ -91,10 +92,12 @@ def match_finished(
         .label("later")
     )
     found = db.session.execute(
-        select(later, Club.ratings_stale_on, Club.ratings_stale_match).where(Club.id == club_id)
+        select(later, _rated_on(match_id), Club.ratings_stale_on, Club.ratings_stale_match).where(
+            Club.id == club_id
+        )
     ).one_or_none()
     if was_rated or found is None or found.later or _stale_of(found) is not None:
-        match_changed(club_id, match_id, played_on)
+        _changed(club_id, match_id, played_on, found)
         return
     _store(_rate(club_id, seats, _players(club_id)))
 
@@ -103,17 +106,25 @@ def match_changed(club_id: int, match_id: int, played_on: date) -> None:
     """A match changed (corrected, reopened, removed, finished out of order): rate the
     club's history again from it (or from where it was rated, if that is earlier), in the
     request when little follows it, else after the answer (``catch_up``)."""
-    # where it was rated (by the match's own index: its points are the club's) and where
-    # the club's stale ratings start, in one statement
-    rated = (
-        select(func.min(RatingPoint.played_on))
-        .where(RatingPoint.match_id == match_id)
-        .scalar_subquery()
-        .label("rated_on")
-    )
+    # where it was rated and where the club's stale ratings start, in one statement
     found = db.session.execute(
-        select(rated, Club.ratings_stale_on, Club.ratings_stale_match).where(Club.id == club_id)
+        select(_rated_on(match_id), Club.ratings_stale_on, Club.ratings_stale_match).where(
+            Club.id == club_id
+        )
     ).one_or_none()
+    _changed(club_id, match_id, played_on, found)
+
+
+def _rated_on(match_id: int) -> Any:
+    """The day the match was rated for (by the match's own index: its points are the
+    club's), or None when it has no rating point: a column ``rated_on``."""
+    rated = select(func.min(RatingPoint.played_on)).where(RatingPoint.match_id == match_id)
+    return rated.scalar_subquery().label("rated_on")
+
+
+def _changed(club_id: int, match_id: int, played_on: date, found: Any) -> None:
+    """``match_changed`` once read (``found``: the match's ``rated_on`` and the club's
+    stale ratings, None when the club is gone)."""
     rated_on = found.rated_on if found is not None else None
     since = (min(played_on, rated_on) if rated_on else played_on, match_id)
     stale = _stale_of(found)
@@ -138,9 +149,10 @@ def replay_from(
     if upto is not None:
         window = and_(window, earlier_than(RatingPoint, *upto))
     seats = _side_rows(club_id, None, since=since, upto=upto)
-    touched = set(db.session.scalars(select(RatingPoint.player_id).where(window).distinct()))
+    # the points of the window go, and whose they were is what they return
+    points = delete(RatingPoint.__table__).where(window).returning(RatingPoint.player_id)
+    touched = set(db.session.scalars(points))
     touched |= {player for *_seat, player in seats if player is not None}
-    db.session.execute(delete(RatingPoint).where(window))
     players = _players(club_id)
     last = _last_before(club_id, touched, since)
     for player_id in touched & players.keys():
