@@ -184,9 +184,9 @@ def _append(
     own: Sequence[SideRecord],
 ) -> None:
     """Add a just-finished match's records (``own``) to its players' and partnerships'
-    lines in each scope: three statements whatever the history (the lines, whether any
-    game of the club comes after the match, the lines written), and a fourth when one
-    does (how many of each line's: no more than the lines' streaks need)."""
+    lines in each scope: three statements whatever the history (the lines, whether any of
+    its players has a game after the match, the lines written), and a fourth when one
+    has (how many of each line's games: no more than the lines' streaks need)."""
     players = [p for record in own for p in record.players]
     if not players:
         return
