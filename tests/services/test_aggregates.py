@@ -295,24 +295,31 @@ def test_a_match_finished_after_its_players_other_games_reads_only_its_own_recor
     assert records_read_finishing(monkeypatch, lambda _size: date(2024, 1, 1)) == [0, 0]
 
 
+def counts_of_newer(monkeypatch) -> list[list[int]]:
+    """What each call of ``aggregates._newer`` (a finishing match's count of each line's
+    games after it) returns, appended to the list returned here."""
+    counted: list[list[int]] = []
+    real = aggregates._newer
+
+    def newer(*args, **kwargs):
+        found = real(*args, **kwargs)
+        counted.append(list(found))
+        return found
+
+    monkeypatch.setattr(aggregates, "_newer", newer)
+    return counted
+
+
 def test_a_finishing_table_counts_games_after_it_only_when_its_players_have_some(ctx, monkeypatch):
     """The count of each line's games after a finishing match is one large statement
     (PostgreSQL spent 2 ms planning it). Tonight's table, and a table of other players
     than a later table of the night that finished first, skip it; a table one of whose
     players has a game after it does not, and its lines are still a rebuild's."""
-    counts: list[int] = []
-    real = aggregates._newer
-
-    def newer(*args, **kwargs):
-        found = real(*args, **kwargs)
-        counts.append(len(found))
-        return found
-
-    monkeypatch.setattr(aggregates, "_newer", newer)
+    counted = counts_of_newer(monkeypatch)
     club = clubs.create_club("Tuesday")
     for week in range(3):
         play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), history_day(week))
-    assert counts == []
+    assert counted == []
     tonight = history_day(3)
 
     def table(*sides):
@@ -327,11 +334,11 @@ def test_a_finishing_table_counts_games_after_it_only_when_its_players_have_some
 
     first, second = table(("Ann", "Cid"), ("Bob", "Dee")), table(("Ann", "Bob"), ("Eve", "Fay"))
     play(club, [("Gus", "Hal"), ("Ivy", "Jon")], four_deals(500, 300), tonight)  # a later id
-    assert counts == []
+    assert counted == []
     finish(second, "second")  # Ann & Bob's game after the first table
-    assert counts == []
+    assert counted == []
     finish(first, "first")
-    assert counts == [6]  # its 4 players and 2 partnerships (all-time: no season here)
+    assert [len(found) for found in counted] == [6]  # 4 players, 2 partnerships (all-time)
     assert lines_of(club.id) == rebuilt(club.id)
 
 
@@ -343,21 +350,13 @@ def test_a_match_finished_late_reads_its_own_records_and_counts_what_the_streaks
     each line's count stopping at one more than its streak (all that places the match in
     the streak), not the players' whole history nor every game since (issue 17); the
     lines are still what a rebuild gives."""
-    counted: list[int] = []
-    real = aggregates._newer
-
-    def newer(*args, **kwargs):
-        found = real(*args, **kwargs)
-        counted.append(sum(found))
-        return found
-
-    monkeypatch.setattr(aggregates, "_newer", newer)
+    counted = counts_of_newer(monkeypatch)
 
     def finish(day_of):
         def write(club, _first, size):
             counted.clear()
             play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(200, 600), day_of(size))
-            found.append(sum(counted))
+            found.append(sum(sum(counts) for counts in counted))
 
         return write
 
