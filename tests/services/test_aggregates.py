@@ -373,18 +373,20 @@ def test_a_match_finished_late_reads_its_own_records_and_counts_what_the_streaks
         assert found[0] == found[1] > 0
 
 
-def test_on_postgresql_a_late_match_s_count_looks_up_seats_side_by_side(ctx, monkeypatch):
+@pytest.mark.parametrize("read", ["_any_after", "_newer"])
+def test_on_postgresql_a_late_match_s_reads_look_up_seats_side_by_side(ctx, monkeypatch, read):
     """PostgreSQL turned the seat condition spelled with ``EXISTS`` into a hash join over
     every seat the player ever had, for each line: the count read the history. As a
     scalar subquery it is a per-row lookup (a ``SubPlan``), which it never joins, so the
-    read stops at the count's limit. A matter of PostgreSQL's plans: SQLite's are
+    read stops at the count's limit; so does the probe of whether the players have a
+    game after the match at all. A matter of PostgreSQL's plans: SQLite's are
     ``test_write_plans``'s."""
     if db.engine.dialect.name != "postgresql":
         pytest.skip("PostgreSQL's plans; the suite runs on SQLite")
     seen: list[tuple[str, object]] = []
-    real = aggregates._newer
+    real = getattr(aggregates, read)
 
-    def newer(session, *args):
+    def reading(session, *args):
         def record(_conn, _cursor, statement, parameters, _context, _many):
             seen.append((statement, parameters))
 
@@ -394,13 +396,13 @@ def test_on_postgresql_a_late_match_s_count_looks_up_seats_side_by_side(ctx, mon
         finally:
             event.remove(db.engine, "before_cursor_execute", record)
 
-    monkeypatch.setattr(aggregates, "_newer", newer)
+    monkeypatch.setattr(aggregates, read, reading)
     club = clubs.create_club("Tuesday")
     for week in range(3):
         play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), history_day(week))
     seen.clear()
     play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(200, 600), history_day(0))
-    assert len(seen) == 1  # the late match's count
+    assert len(seen) == 1  # the late match's probe, or its count
     statement, parameters = seen[0]
     plan = db.session.connection().exec_driver_sql(f"EXPLAIN {statement}", parameters).all()
     text_ = "\n".join(row[0] for row in plan)
