@@ -287,9 +287,7 @@ def records_read_finishing(monkeypatch, day_of) -> list[int]:
     return [sum(cost) for cost in rows_read_while(read, finish)]
 
 
-def test_a_match_finished_after_its_players_other_games_reads_only_its_own_records(
-    ctx, monkeypatch
-):
+def test_a_match_finished_after_its_players_other_games_reads_no_side_record(ctx, monkeypatch):
     """Tonight's match is added to its players' lines: no side record is read while it is
     saved, however long their history (issue 17)."""
     assert records_read_finishing(monkeypatch, lambda _size: date(2024, 1, 1)) == [0, 0]
@@ -343,9 +341,7 @@ def test_a_finishing_table_counts_games_after_it_only_when_its_players_have_some
     assert lines_of(club.id) == rebuilt(club.id)
 
 
-def test_a_match_finished_late_reads_its_own_records_and_counts_what_the_streaks_need(
-    ctx, monkeypatch
-):
+def test_a_match_finished_late_reads_no_record_and_counts_what_the_streaks_need(ctx, monkeypatch):
     """A table that finishes after a later one, or a night entered late, is added to the
     stored lines too: no record is read, and the games after it are only counted,
     each line's count stopping at one more than its streak (all that places the match in
