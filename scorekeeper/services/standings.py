@@ -59,8 +59,10 @@ def write_results(session: Session, row: MatchRow, game: Match) -> None:
     elif before is None:
         return
     # what was just written, as records and as seats to rate, taken from the rows written
-    seated = [[player.player_id for player in side.players] for side in row.sides]
-    now = side_records.records_written(results, seated) if results else []
+    seated = (
+        [[player.player_id for player in side.players] for side in row.sides] if results else []
+    )
+    now = side_records.records_written(results, seated)
     if before is None:  # just finished: added to the lines
         aggregates.refresh(
             session,
