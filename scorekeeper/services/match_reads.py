@@ -18,6 +18,7 @@ from ..extensions import db
 from ..models import Deal, KnownName, MatchSide, is_public_id
 from ..models import Match as MatchRow
 from . import locks
+from .audit import History
 
 
 @dataclass(frozen=True)
@@ -25,15 +26,17 @@ class LoadedMatch:
     """A match row and the engine's value of it, read together.
 
     ``locked_in`` is the transaction that read it under the match lock (None: read
-    without the lock); see ``services.locks``. ``version``: the match's live version
-    (``services.live``) as a save committed it, when the row is the one it wrote (None:
-    read it from the database).
+    without the lock); see ``services.locks``. ``version`` and ``history``: the match's
+    live version (``services.live``) and its audit trail (``services.audit.History``) as
+    a save committed them, when the row is the one it wrote (None: read them from the
+    database).
     """
 
     row: MatchRow
     game: Match
     locked_in: Any = field(default=None, compare=False, repr=False)
     version: str | None = field(default=None, compare=False)
+    history: History | None = field(default=None, compare=False, repr=False)
 
     @property
     def public_id(self) -> str:
