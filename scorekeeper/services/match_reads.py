@@ -22,21 +22,32 @@ from .audit import History
 
 
 @dataclass(frozen=True)
+class AsSaved:
+    """What the page answering a save shows of the match beyond its rows, read in the
+    save's transaction after its writes: its live version (``services.live``), its audit
+    trail, and (a finished match) the rematch already started from it. Read after the
+    commit, the version could be another phone's next change, which a page showing this
+    one would then never fetch; and reading nothing after the commit, the answer takes no
+    second connection and transaction (on PostgreSQL a pool ping, BEGIN and ROLLBACK)."""
+
+    version: str
+    history: History
+    rematch: str | None = None
+
+
+@dataclass(frozen=True)
 class LoadedMatch:
     """A match row and the engine's value of it, read together.
 
     ``locked_in`` is the transaction that read it under the match lock (None: read
-    without the lock); see ``services.locks``. ``version`` and ``history``: the match's
-    live version (``services.live``) and its audit trail (``services.audit.History``) as
-    a save committed them, when the row is the one it wrote (None: read them from the
-    database).
+    without the lock); see ``services.locks``. ``saved``: what the save that wrote the
+    row read of it as it committed (``AsSaved``; None: read it from the database).
     """
 
     row: MatchRow
     game: Match
     locked_in: Any = field(default=None, compare=False, repr=False)
-    version: str | None = field(default=None, compare=False)
-    history: History | None = field(default=None, compare=False, repr=False)
+    saved: AsSaved | None = field(default=None, compare=False, repr=False)
 
     @property
     def public_id(self) -> str:

@@ -64,16 +64,19 @@ def save(client: FlaskClient, public_id: str, *sides: dict[str, Any]) -> str:
     return html
 
 
+@pytest.mark.parametrize("deals", [2, 4], ids=["playing", "finishing"])
 def test_a_saved_deal_is_answered_without_reading_the_match_again(
-    app: Flask, client: FlaskClient
+    app: Flask, client: FlaskClient, deals: int
 ) -> None:
     public_id = start_match(client)
-    enter_deal(client, public_id, *DEAL)
+    for _ in range(deals - 1):
+        enter_deal(client, public_id, *DEAL)
     page = show(client, public_id)
     data = {**hidden_fields(page), **deal_form_data(*DEAL)}
     with statements(app) as seen:
         response = client.post(f"/m/{public_id}/deals", data=data, headers=HX)
-    assert response.status_code == 200 and "Deal 2 saved." in response.get_data(as_text=True)
+    saved = f"Deal {deals} saved."
+    assert response.status_code == 200 and saved in response.get_data(as_text=True)
     assert "COMMIT" in seen
     after = seen[seen.index("COMMIT") + 1 :]
     # the match was written in this request: what the answer shows of it is what was

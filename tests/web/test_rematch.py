@@ -10,7 +10,7 @@ from support import owner_client
 
 from scorekeeper.extensions import db
 from scorekeeper.models import Match as MatchRow
-from scorekeeper.services import clubs
+from scorekeeper.services import clubs, matches
 from scorekeeper.services.demo import four_deals, play
 
 
@@ -102,3 +102,28 @@ def test_a_club_match_s_second_rematch_tap_starts_nothing_more(
     assert len(locations) == 1
     with app.app_context():
         assert db.session.query(MatchRow).count() == 2
+
+
+def test_a_save_reads_the_rematch_of_the_match_it_finishes(app: Flask, client: FlaskClient) -> None:
+    """The page answering a finishing save takes the rematch from the save's transaction
+    (``AsSaved``): the one started before the match was reopened and finished again, and
+    none for a match still being played."""
+    response = client.post("/matches", data={**new_match_data(), "deals_in_game": "2"})
+    public_id = response.headers["Location"].removeprefix("/m/")
+    for _ in range(2):
+        assert enter_deal(client, public_id, {"melded_points": 50}, {}).status_code == 303
+    rematch = client.post(f"/m/{public_id}/rematch").headers["Location"].removeprefix("/m/")
+    assert client.post(f"/m/{public_id}/reopen").status_code == 303
+    assert client.post(f"/m/{public_id}/deals/2/remove").status_code == 303
+    with app.app_context():
+        again = [{"melded_points": 50}, {}]
+        playing = matches.load_match(rematch)
+        assert playing is not None
+        saved_playing, _new = matches.record_deal(playing, again, "key-r", 1)
+        loaded = matches.load_match(public_id)
+        assert loaded is not None
+        finished, _new = matches.record_deal(loaded, again, "key-f", 2)
+        assert finished.game.finished
+        assert finished.saved is not None and finished.saved.rematch == rematch
+        assert saved_playing.saved is not None and saved_playing.saved.rematch is None
+        assert matches.rematch_of(finished.row) == rematch

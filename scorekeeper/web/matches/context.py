@@ -78,7 +78,7 @@ def match_context(
         "rules": game.rules,
         "labels": [side.label for side in game.sides],
         # a finished match's rematch once one was started (its page opens it)
-        "rematch": rematch_of(row) if game.finished else None,
+        "rematch": _rematch(loaded),
         "deals": deals,
         "deal": deal,
         "dealer": game.dealer(deal) if deal else None,
@@ -102,9 +102,16 @@ def match_context(
         "outcome": outcome,
         "announcement": announcement,
         # the version the page shows: its live updates ask "still this?" (issue 14)
-        "live_etag": match_etag(row.id, loaded.version),
+        "live_etag": match_etag(row.id, loaded.saved.version if loaded.saved else None),
         **trail,
     }
+
+
+def _rematch(loaded: LoadedMatch) -> str | None:
+    """The rematch started from the finished match (None while it is being played)."""
+    if not loaded.game.finished:
+        return None
+    return loaded.saved.rematch if loaded.saved else rematch_of(loaded.row)
 
 
 def saved_announcement(loaded: LoadedMatch, number: int) -> str:

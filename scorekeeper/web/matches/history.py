@@ -58,7 +58,8 @@ class HistoryView:
 def history_view(loaded: LoadedMatch, now: datetime | None = None) -> HistoryView:
     """The history of ``loaded`` as the match page shows it (as its save read it, if
     it was just saved)."""
-    trail = loaded.history or audit.history(loaded.row, loaded.game.current_deal)
+    saved = loaded.saved
+    trail = saved.history if saved else audit.history(loaded.row, loaded.game.current_deal)
     labels = [side.label for side in loaded.game.sides]
     now = now or datetime.now(UTC)
     lines = [_line(change, labels, now) for change in trail.changes]
