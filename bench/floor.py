@@ -1,6 +1,6 @@
 """The floor of bench/run.py: a minimal Flask route, served as the app is served.
 
-    python bench/floor.py --host 127.0.0.1 --port P [--threads 8] [--workers 1]
+    python bench/floor.py --host 127.0.0.1 --port P [--threads 4] [--workers 1]
 
 One route, ``GET /``, answering ``ok`` with no template, no session and no database,
 served by waitress with as many threads as ``scorekeeper serve`` is given, in its own
@@ -36,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--threads", type=int, default=4)  # serve's (scorekeeper.keeper)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--listening-fd", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

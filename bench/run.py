@@ -1,7 +1,7 @@
 """The whole performance picture in one run, against the floor, at two club sizes (issue 17).
 
     python bench/run.py [--sizes 1000,10000] [--large] [--database-url URL] [--quick]
-                        [--seconds 10] [--connections 16] [--threads 8] [--posts 200]
+                        [--seconds 10] [--connections 16] [--threads 4] [--posts 200]
                         [--repeat 20] [--cache-dir DIR | --no-cache] [--strict]
 
 For each size, a club of that many finished matches (``bench/soak_phases.quick_history``:
@@ -84,6 +84,7 @@ from scorekeeper.app import create_app  # noqa: E402
 from scorekeeper.config import normalise_db_url  # noqa: E402
 from scorekeeper.engine import PRESETS, Side  # noqa: E402
 from scorekeeper.extensions import db  # noqa: E402
+from scorekeeper.keeper import THREADS  # noqa: E402
 from scorekeeper.models import Match  # noqa: E402
 from scorekeeper.services import accounts, clubs, demo, matches, memberships  # noqa: E402
 
@@ -810,7 +811,9 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="a smoke run: 20 and 60, 2 s each")
     parser.add_argument("--seconds", type=float, help="per served measurement (default 10)")
     parser.add_argument("--connections", type=int, default=16, help="load connections (16)")
-    parser.add_argument("--threads", type=int, default=8, help="waitress threads (8)")
+    parser.add_argument(
+        "--threads", type=int, default=THREADS, help=f"waitress threads ({THREADS}, serve's)"
+    )
     parser.add_argument("--posts", type=int, help="prepared matches per POST kind (200)")
     parser.add_argument("--repeat", type=int, help="in-process rounds (default 20)")
     parser.add_argument("--cache-dir", type=Path, help="where built clubs are kept")

@@ -2,11 +2,11 @@
 
     python bench/workers.py [--sizes 1000] [--database-url URL] [--workers 1,2]
                             [--seconds 10] [--warm 2] [--rounds 2] [--connections 16]
-                            [--threads 8] [--load wrk|python]
+                            [--threads 4] [--load wrk|python]
                             [--cache-dir DIR | --no-cache] [--quick]
 
 The club of each size comes from ``bench/run.py``'s cache (built once, each run on a
-copy). For each number of processes, ``scorekeeper serve --workers N --threads 8`` on
+copy). For each number of processes, ``scorekeeper serve --workers N --threads 4`` on
 loopback, and a load generator (``--connections`` keep-alive connections) sends the same
 GET for ``--seconds`` (after ``--warm`` unmeasured seconds, every process warmed up by
 then) to: the match page of a finished match, the match page being played as its scorer
@@ -325,7 +325,9 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--warm", type=float, help="unmeasured seconds before each (2)")
     parser.add_argument("--rounds", type=int, help="rounds, in ABBA order (default 2)")
     parser.add_argument("--connections", type=int, default=16, help="load connections (16)")
-    parser.add_argument("--threads", type=int, default=8, help="waitress threads (8)")
+    parser.add_argument(
+        "--threads", type=int, default=run.THREADS, help=f"waitress threads ({run.THREADS})"
+    )
     parser.add_argument(
         "--load", choices=LOADS, help="load generator (default: wrk if installed, else python)"
     )

@@ -30,7 +30,7 @@ from .cli_commands import (
 from .cli_errors import guarded
 from .cli_help import fill, formatter
 from .cli_i18n import _
-from .keeper import MOST_WORKERS
+from .keeper import MOST_WORKERS, THREADS
 
 #: The examples in ``scorekeeper --help``: the command line and what it does.
 EXAMPLES = (
@@ -165,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--threads",
         type=_within(1, 256),
-        default=8,
+        default=THREADS,
         help=_("requests served at once (default %(default)s)"),
     )
     run.add_argument(
