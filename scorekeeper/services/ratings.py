@@ -99,7 +99,8 @@ def match_finished(
     if was_rated or found is None or found.later or _stale_of(found) is not None:
         _changed(club_id, match_id, played_on, found)
         return
-    _store(_rate(club_id, seats, _players(club_id)))
+    seated = {player for *_rest, player in seats if player is not None}
+    _store(_rate(club_id, seats, _players(club_id, seated)))
 
 
 def match_changed(club_id: int, match_id: int, played_on: date) -> None:
@@ -285,10 +286,14 @@ def _last_before(
     return {player_id: (mu, sigma) for player_id, mu, sigma in rows}
 
 
-def _players(club_id: int) -> dict[int, Player]:
-    """The club's players as they are now (the club is locked: ``services.locks``), not as
-    an earlier statement of the transaction may have read them."""
+def _players(club_id: int, only: set[int] | None = None) -> dict[int, Player]:
+    """The club's players (``only``: those of these ids) as they are now (the club is
+    locked: ``services.locks``), not as an earlier statement of the transaction may have
+    read them. A match appended reads its own players only: a club of hundreds of
+    occasional players would otherwise load every one of them at each finish."""
     query = select(Player).where(Player.club_id == club_id)
+    if only is not None:
+        query = query.where(Player.id.in_(sorted(only)))
     rows = db.session.scalars(query.execution_options(populate_existing=True))
     return {p.id: p for p in rows}
 

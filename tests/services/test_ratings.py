@@ -180,6 +180,34 @@ def test_finishing_a_match_costs_the_same_statements_whatever_the_history_before
     assert costs[0] == costs[1]
 
 
+def test_a_match_appended_reads_its_own_players_only(ctx, monkeypatch):
+    """Rating tonight's match loads the four who played it, not every player the club has
+    had (a club of hundreds of occasional players paid for all of them at each finish);
+    the ratings still equal a replay."""
+    club = clubs.create_club("Tuesday")
+    for week, guests in enumerate([("Gus", "Hal"), ("Ivy", "Jo"), ("Kai", "Lu")]):
+        play(
+            club, [("Ann", guests[0]), (guests[1], "Dee")], four_deals(500, 300), history_day(week)
+        )
+    loaded = []
+    players = ratings._players
+
+    def watched(club_id, only=None):
+        found = players(club_id, only)
+        loaded.append(sorted(p.name for p in found.values()))
+        return found
+
+    monkeypatch.setattr(ratings, "_players", watched)
+    play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(700, 100), history_day(3))
+    assert loaded == [["Ann", "Bob", "Cid", "Dee"]]  # not Gus, Hal, Ivy, Jo, Kai or Lu
+    monkeypatch.setattr(ratings, "_players", players)
+    incremental = snapshot(club)
+    assert len(incremental[0]) == 10
+    ratings.recompute(club.id)
+    db.session.commit()
+    assert snapshot(club) == incremental
+
+
 def history_day(week):
     return date(2023, 1, 2) + timedelta(days=7 * week)
 
