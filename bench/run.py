@@ -286,8 +286,11 @@ class Prepared:
     playing: str
 
 
-def prepare(uri: str, made: ClubHistory, posts: int, repeat: int) -> Prepared:
-    """A scorer account for the club, and matches of four regulars ready for each POST."""
+def prepare(
+    uri: str, made: ClubHistory, posts: int, repeat: int, kinds: Sequence[str] = tuple(PREPARED)
+) -> Prepared:
+    """A scorer account for the club, and matches of four regulars ready for each POST
+    (of ``kinds``: ``bench/writers.py`` sends only some)."""
     app = create_app({"SQLALCHEMY_DATABASE_URI": uri, "SECRET_KEY": "bench"})
     with app.app_context():
         db.engine.dispose()
@@ -305,13 +308,13 @@ def prepare(uri: str, made: ClubHistory, posts: int, repeat: int) -> Prepared:
             username, password = f"bench-{secrets.token_hex(4)}", secrets.token_urlsafe(12)
             memberships.add_member(club, accounts.sign_up(username, password), "scorer")
             rng = random.Random(17)
-            served: dict[str, list[str]] = {kind: [] for kind in PREPARED}
-            local: dict[str, list[str]] = {kind: [] for kind in PREPARED}
+            served: dict[str, list[str]] = {kind: [] for kind in kinds}
+            local: dict[str, list[str]] = {kind: [] for kind in kinds}
             # Served pools kind by kind (in the order they are measured), then the
             # in-process ones round by round: a match's id follows the order it is
             # finished in, so an in-order finish is its players' newest game.
-            plan = [(kind, served, n) for kind in PREPARED for n in range(posts)]
-            plan += [(kind, local, n) for n in range(repeat) for kind in PREPARED]
+            plan = [(kind, served, n) for kind in kinds for n in range(posts)]
+            plan += [(kind, local, n) for n in range(repeat) for kind in kinds]
             for kind, pools, n in plan:
                 deals_in, days_back = PREPARED[kind]
                 day = date.today() - timedelta(days=days_back)

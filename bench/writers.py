@@ -58,7 +58,7 @@ def one_setting(
     built: run.Built, args: argparse.Namespace, threads: int, workers: int, log: Path
 ) -> dict[str, Any]:
     """Serve the club with these settings and send every kind of POST; each kind's figures."""
-    prepared = run.prepare(built.uri, built.history, args.posts, 1)
+    prepared = run.prepare(built.uri, built.history, args.posts, 0, args.kinds)
     env = {
         **os.environ,
         "DATABASE_URL": built.uri,
