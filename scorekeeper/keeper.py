@@ -53,8 +53,9 @@ MOST_WORKERS = 64
 #: Requests a server process serves at once (``serve --threads``): waitress's own default.
 #: The app's work holds the GIL, so more threads serve no more on a core; they queue for
 #: it, a writer among them holding its match's and club's locks meanwhile. With 16 phones
-#: saving at once on PostgreSQL, 8 threads took about a tenth more CPU a deal and gave
-#: finishes a p95 1.4x 4's; pages were served alike (docs/performance.md, ninth round).
+#: saving at once on PostgreSQL, 8 threads took a tenth to a sixth more CPU a save and
+#: gave finishes a p95 1.7 times 4's; pages were served alike (bench/writers.py,
+#: docs/performance.md, ninth round).
 THREADS = 4
 #: Whether children can inherit the listening socket (not on Windows).
 CAN_KEEP = os.name == "posix"
