@@ -236,8 +236,6 @@ def correct_deal(
     _fill_deal(deal, recorded.entries, recorded.score.sides)
     deal.updated_at = utcnow()  # an UPDATE of the deal row bumps its version
     _update_match(row, game)
-    if game.finished:
-        row.reopened = False
     try:
         db.session.commit()
     except StaleDataError:
@@ -338,4 +336,8 @@ def _update_match(row: MatchRow, game: Match) -> None:
     elif not game.finished:
         row.finished_at = None
     row.updated_at = utcnow()
+    # A change to its deals ends a reopening: the match is finished (closed again, as
+    # after a correction) or playing again. A match reopened, its last deal removed and
+    # entered again used to stay "reopened", finished but still shown for corrections.
+    row.reopened = False
     standings.match_changed(row, game)

@@ -143,6 +143,12 @@ def test_finishing_removing_and_reopening_keep_the_match_status_right() -> None:
         None,
         3,
     )
+    assert not row.reopened  # a playing match: nothing to reopen
+    service.record_deal(_reload(loaded), EVEN, "key-4-again", 4)
+    row = _reload(loaded).row
+    assert (row.finished, row.reopened, row.deal_count) == (True, False, 4)
+    with pytest.raises(MatchError, match="reopen it"):  # finished again: closed again
+        service.remove_last_deal(_reload(loaded), 4)
 
 
 @pytest.mark.usefixtures("ctx")
