@@ -340,4 +340,4 @@ def _update_match(row: MatchRow, game: Match) -> None:
     # after a correction) or playing again. A match reopened, its last deal removed and
     # entered again used to stay "reopened", finished but still shown for corrections.
     row.reopened = False
-    standings.match_changed(row, game)
+    standings.match_changed(row, game, was_finished=was_finished)

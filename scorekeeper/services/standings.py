@@ -30,27 +30,38 @@ PENDING = "club_matches_changed"
 BOOK_COLUMNS = {"clean": "books_clean", "dirty": "books_dirty", "wild": "books_wild"}
 
 
-def match_changed(row: MatchRow, game: Match) -> None:
-    """Note that a club match changed; its aggregates are rewritten before commit."""
+def match_changed(row: MatchRow, game: Match, *, was_finished: bool = True) -> None:
+    """Note that a club match changed; its aggregates are rewritten before commit.
+
+    ``was_finished``: whether the match was finished as stored when the transaction began
+    (the first call of the transaction says). Only a finished match has side results, so
+    a match that was not has none to read back and delete: a deal of a match being played
+    skips that read. When in doubt, say True (the read then finds what there is)."""
     if row.club_id is None:
         return
-    db.session.info.setdefault(PENDING, {})[id(row)] = (row, game)
+    pending = db.session.info.setdefault(PENDING, {})
+    earlier = pending.get(id(row))
+    pending[id(row)] = (row, game, earlier[2] if earlier else was_finished)
 
 
 @event.listens_for(Session, "before_commit")
 def _before_commit(session: Session) -> None:
     pending = session.info.pop(PENDING, None)
-    for row, game in (pending or {}).values():
-        write_results(session, row, game)
+    for row, game, was_finished in (pending or {}).values():
+        write_results(session, row, game, was_finished=was_finished)
 
 
-def write_results(session: Session, row: MatchRow, game: Match) -> None:
-    """Rewrite the match's side results from the engine's match, its lines, its ratings."""
+def write_results(
+    session: Session, row: MatchRow, game: Match, *, was_finished: bool = True
+) -> None:
+    """Rewrite the match's side results from the engine's match, its lines, its ratings
+    (``was_finished``: as ``match_changed``'s)."""
     session.flush()
     # One writer per club at a time: the lines and ratings below are read-then-write over
     # the club's players. The match is locked already (the match, then the club: locks).
     locks.lock_club(session, row.club_id)
-    before = side_records.records_before(session, row.id)  # what the rows count of it
+    # what the rows count of it (none for a match that was not finished)
+    before = side_records.records_before(session, row.id) if was_finished else None
     if before is not None:  # a deal of a match being played has no rows to delete
         session.execute(delete(SideResult).where(SideResult.match_id == row.id))
     results = side_results(row, game) if game.finished else []

@@ -82,8 +82,8 @@ def test_removing_the_last_deal_takes_the_match_out_of_the_standings(ctx):
 
 def test_side_results_are_deleted_only_when_the_match_has_some(ctx):
     """A deal of a match being played, and the deal that finishes it, have no result
-    rows to delete (none is sent); when its last deal is taken back, its rows go, and
-    with them its lines."""
+    rows to delete or to read (none is sent); when its last deal is taken back, its rows
+    are read and go, and with them its lines."""
     club = clubs.create_club("Tuesday", min_games=1)
     ran: list[str] = []
 
@@ -94,10 +94,12 @@ def test_side_results_are_deleted_only_when_the_match_has_some(ctx):
     try:
         loaded = play(club, [("Ann",), ("Bob",)], four_deals(500, 300))
         assert not [s for s in ran if s.startswith("DELETE FROM side_results")]
+        assert not [s for s in ran if "WHERE side_results.match_id = " in s]
         assert db.session.scalar(select(func.count()).select_from(SideResult)) == 2
         ran.clear()
         matches.remove_last_deal(matches.reopen(matches.load_match(loaded.public_id)), 4)
         assert [s for s in ran if s.startswith("DELETE FROM side_results")]
+        assert [s for s in ran if s.startswith("SELECT") and "side_results.match_id = " in s]
     finally:
         event.remove(db.engine, "before_cursor_execute", executed)
     assert db.session.scalar(select(func.count()).select_from(SideResult)) == 0
