@@ -17,9 +17,13 @@ import pytest
 from babel.messages.pofile import read_po
 from flask import Flask
 from flask.testing import FlaskClient
+from flask_babel import force_locale
+from flask_wtf import FlaskForm
 from sqlalchemy import event
 from support import log_in
 from test_no_server_errors import _urls, ids  # noqa: F401  (ids is a fixture)
+from werkzeug.datastructures import MultiDict
+from wtforms import SelectChoice, SelectField
 
 from scorekeeper import i18n_tools
 from scorekeeper.engine.errors import Problem, phrase, phrase_n
@@ -416,3 +420,29 @@ def test_templates_follow_the_locale_even_when_it_changes_within_a_request(app: 
     assert first == back and first.startswith("Сдачи|")
     assert forced == "Rozdání|Historie: 2 změny"
     assert english == "Deals|History: 2 changes"
+
+
+def test_wtforms_own_messages_follow_the_served_language_and_a_forced_one(app: Flask) -> None:
+    """WTForms' messages come from our ``wtforms`` catalogs, looked up once per request
+    and followed when a locale is forced for a while (issue 17 keeps the lookup)."""
+
+    class Pick(FlaskForm):
+        class Meta:
+            csrf = False
+
+        kind = SelectField(choices=[SelectChoice("a", "A")])
+
+    def refused() -> list[str]:
+        form = Pick(formdata=MultiDict({"kind": "z"}))
+        assert not form.validate()
+        return form.kind.errors
+
+    with app.test_request_context(headers={"Accept-Language": "cs"}):
+        assert refused() == ["Neplatná volba."]
+        with force_locale("ru"):
+            assert refused() == ["Неверный вариант."]
+        assert refused() == ["Neplatná volba."]
+    with app.test_request_context(headers={"Accept-Language": "bs"}):
+        assert refused() == ["Nije ispravan izbor."]
+    with app.app_context():  # no request: Flask-Babel's own lookup, in the default language
+        assert refused() == ["Not a valid choice."]
