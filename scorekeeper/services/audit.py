@@ -189,6 +189,11 @@ class History:
     changes: list[Change]
     restorable: Change | None
 
+    @property
+    def newest(self) -> int | None:
+        """The id of the match's newest audit event (None: it has none)."""
+        return self.changes[0].id if self.changes else None
+
     def changed(self, number: int) -> bool:
         """Whether deal ``number`` was corrected or restored (the deal table marks it)."""
         return any(c.deal == number and c.kind in (CORRECTED, RESTORED) for c in self.changes)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from datetime import date
+from datetime import UTC, date, datetime
 
 from sqlalchemy import func, select
 
@@ -39,7 +39,19 @@ def match_version(match_id: int) -> str:
             newest.scalar_subquery(),
         ).where(Match.id == match_id)
     ).one_or_none()
-    return _digest(*(row or ("gone",)))
+    return version_of(*row) if row is not None else _digest("gone")
+
+
+def version_of(
+    deal_count: int, finished: bool, reopened: bool, updated_at: datetime, newest: int | None
+) -> str:
+    """A match's version from its parts (``match_version`` reads them; a save has them as
+    written). ``updated_at`` is taken as an instant, whatever it was read back as: SQLite
+    gives it without a time zone (UTC), PostgreSQL in its session's time zone, and a save
+    has it as it set it."""
+    if updated_at.tzinfo is not None:
+        updated_at = updated_at.astimezone(UTC).replace(tzinfo=None)
+    return _digest(deal_count, finished, reopened, updated_at.isoformat(), newest)
 
 
 def night_version(club: Club, day: date) -> str:

@@ -24,8 +24,9 @@ from .audit import History
 @dataclass(frozen=True)
 class AsSaved:
     """What the page answering a save shows of the match beyond its rows, read in the
-    save's transaction after its writes: its live version (``services.live``), its audit
-    trail, and (a finished match) the rematch already started from it. Read after the
+    save's transaction after its writes: its audit trail, its live version
+    (``services.live``: the match row as written with the trail's newest event), and (a
+    finished match) the rematch already started from it. Read after the
     commit, the version could be another phone's next change, which a page showing this
     one would then never fetch; and reading nothing after the commit, the answer takes no
     second connection and transaction (on PostgreSQL a pool ping, BEGIN and ROLLBACK)."""

@@ -188,11 +188,12 @@ def _commit_as_written(row: MatchRow, game: Match) -> AsSaved:
     after the writes."""
     session = db.session()
     session.flush()
-    saved = AsSaved(
-        live.match_version(row.id),
-        audit.history(row, game.current_deal),
-        rematch_of(row) if game.finished else None,
+    history = audit.history(row, game.current_deal)
+    # the version of the match as flushed: its row as written, its newest event read
+    version = live.version_of(
+        row.deal_count, row.finished, row.reopened, row.updated_at, history.newest
     )
+    saved = AsSaved(version, history, rematch_of(row) if game.finished else None)
     keep = session.expire_on_commit
     session.expire_on_commit = False
     try:
