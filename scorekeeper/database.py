@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,6 +14,11 @@ from typing import Any
 from flask import g, has_request_context, request
 from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
+
+try:
+    import fcntl
+except ImportError:  # Windows: SQLite's own locking is all there is
+    fcntl = None  # type: ignore[assignment]
 
 #: An execution option for a connection that only reads (an export): on SQLite it begins
 #: a deferred transaction, one snapshot that never waits for (nor holds) the write lock.
@@ -66,10 +73,11 @@ def tune_sqlite(engine: Engine) -> None:
     transaction with ``BEGIN IMMEDIATE``: a read-then-write transaction otherwise fails with
     "database is locked" when two phones save at once. Page reads begin a plain deferred
     transaction, so they never wait for the write lock (WAL lets them read meanwhile).
+    Writers take turns first (``WriterQueue``), across processes too (``-writer``).
     """
     if engine.dialect.name != "sqlite":
         return
-    writers = _WRITERS[engine] = WriterQueue(BUSY_SECONDS)
+    writers = _WRITERS[engine] = WriterQueue(BUSY_SECONDS, _beside(engine, "-writer"))
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection: Any, _record: Any) -> None:
@@ -124,38 +132,53 @@ BUSY_SECONDS = 10.0
 
 
 class WriterQueue:
-    """This process's SQLite writers, one at a time, each woken as the one before ends.
+    """SQLite's writers, one at a time, each woken as the one before ends.
 
     SQLite lets one transaction write at a time; a writer that finds the lock taken
     sleeps in its busy handler, longer and longer (up to 100 ms a try), and is not woken
     when the lock is released: with a few phones saving at once on a club night, one
     could wait seconds while the lock sat free, and another write twice meanwhile. The
-    server's threads wait here instead, on a lock that wakes the next one as soon as a
-    write ends, before ``BEGIN IMMEDIATE``; SQLite's own lock still orders processes
-    (``serve --workers``, commands). A thread that begins a second write transaction
-    while its first is open (on another connection) is not made to wait for itself: it
-    goes to SQLite, as before. A writer that waited ``timeout`` goes to SQLite too.
+    server's threads wait here instead, before ``BEGIN IMMEDIATE``: on a lock of the
+    process that wakes the next one as soon as a write ends, then, given a file beside
+    the database (``path``), on an exclusive lock on it, which orders the writers of
+    every process on the file (``serve --workers``, commands): a writer of another process
+    is in within a couple of milliseconds of the lock's release (``_TurnFile``), where
+    SQLite's busy handler could leave it asleep for 100 ms a try. A thread that begins a
+    second write transaction while its first is open (on another connection) is not made
+    to wait for itself: it goes to SQLite, as before. A writer that waited ``timeout``
+    for its turn goes to SQLite too, whose busy timeout then decides.
     """
 
     HOLDS = "scorekeeper_writer_turn"
 
-    def __init__(self, timeout: float) -> None:
+    def __init__(self, timeout: float, path: Path | None = None) -> None:
         self.timeout = timeout
         self._lock = threading.Lock()
         self._owner: int | None = None
+        self._file = _TurnFile(path) if path is not None and fcntl is not None else None
 
     def enter(self, info: dict[Any, Any]) -> None:
         """Wait for this connection's turn to write (``info``: its pool record's)."""
         me = threading.get_ident()
         if info.get(self.HOLDS) or self._owner == me:
             return
-        if self._lock.acquire(timeout=self.timeout):
-            self._owner = me
-            info[self.HOLDS] = True
+        deadline = time.monotonic() + self.timeout
+        if not self._lock.acquire(timeout=self.timeout):
+            return
+        try:
+            if self._file is not None:
+                self._file.take(deadline)  # (not taken in time: SQLite decides)
+        except BaseException:
+            self._lock.release()
+            raise
+        self._owner = me
+        info[self.HOLDS] = True
 
     def leave(self, info: dict[Any, Any]) -> None:
         """The connection's write transaction is over: the next writer's turn."""
         if info.pop(self.HOLDS, False):
+            if self._file is not None:
+                self._file.give_back()
             self._owner = None
             self._lock.release()
 
@@ -163,6 +186,61 @@ class WriterQueue:
     def taken(self) -> bool:
         """Whether a writer of this process has its turn now."""
         return self._lock.locked()
+
+
+class _TurnFile:
+    """The writers' turn among processes: an exclusive ``flock`` on a file.
+
+    Only the thread with its process's turn uses it. ``flock`` waits without a timeout,
+    so ``take`` tries without waiting, with pauses from half a millisecond to two between
+    tries. The file is opened once by each process that writes: a child forked after its
+    parent opened it would share the parent's open file, and so its lock (a ``flock``
+    belongs to the open file, not to the process), so a process that finds the file
+    opened by another opens its own.
+    """
+
+    FIRST_PAUSE = 0.0005
+    LONGEST_PAUSE = 0.002
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._pid = 0
+        self._fd = -1
+        self._close: weakref.finalize[Any, Any] | None = None
+        self.held = False
+
+    def take(self, deadline: float) -> bool:
+        """Lock the file, waiting until ``deadline`` (``time.monotonic``) at the most."""
+        fd = self._opened()
+        pause = self.FIRST_PAUSE
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                time.sleep(min(pause, left))
+                pause = min(pause * 2, self.LONGEST_PAUSE)
+            else:
+                self.held = True
+                return True
+
+    def give_back(self) -> None:
+        if self.held:
+            self.held = False
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def _opened(self) -> int:
+        if self._pid != os.getpid():  # first use, or a forked child: a file of its own
+            if self._close is not None:
+                self._close()  # the parent's descriptor (the parent's lock stays held)
+            self.held = False
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+            self._close = weakref.finalize(self, os.close, self._fd)
+            self._pid = os.getpid()
+        return self._fd
 
 
 _WRITERS: weakref.WeakKeyDictionary[Engine, WriterQueue] = weakref.WeakKeyDictionary()
@@ -201,21 +279,25 @@ def migration_lock(engine: Engine) -> Iterator[None]:
                 connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK})
                 connection.commit()
         return
-    database = engine.url.database if engine.dialect.name == "sqlite" else None
-    if not database or database == ":memory:" or database.startswith("file:"):
+    lock = _beside(engine, "-migrate")
+    if lock is None:
         yield
         return
-    with _file_lock(Path(database).with_name(Path(database).name + "-migrate")):
+    with _file_lock(lock):
         yield
+
+
+def _beside(engine: Engine, suffix: str) -> Path | None:
+    """A lock file beside a SQLite database file (its name and ``suffix``), or None: not
+    SQLite, or no file (``:memory:``, a ``file:`` URI), or no ``fcntl`` (Windows)."""
+    database = engine.url.database if engine.dialect.name == "sqlite" else None
+    if not database or database == ":memory:" or database.startswith("file:") or not fcntl:
+        return None
+    return Path(database).with_name(Path(database).name + suffix)
 
 
 @contextmanager
 def _file_lock(path: Path) -> Iterator[None]:
-    try:
-        import fcntl
-    except ImportError:  # Windows: SQLite's own locking is all there is
-        yield
-        return
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
