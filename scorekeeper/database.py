@@ -189,58 +189,76 @@ class WriterQueue:
 
 
 class _TurnFile:
-    """The writers' turn among processes: an exclusive ``flock`` on a file.
+    """The writers' turn among processes: an exclusive ``flock`` on a file (``path``).
 
     Only the thread with its process's turn uses it. ``flock`` waits without a timeout,
-    so ``take`` tries without waiting, with pauses from half a millisecond to two between
-    tries. The file is opened once by each process that writes: a child forked after its
-    parent opened it would share the parent's open file, and so its lock (a ``flock``
-    belongs to the open file, not to the process), so a process that finds the file
-    opened by another opens its own.
+    so a writer tries without waiting, pausing from half a millisecond to two between
+    tries. Tried so, the turn would stay with a busy process: its next writer, woken by
+    its thread lock, tries at once while the other process's writer sleeps between tries.
+    So a writer first takes its place as the next one, a lock on a second file
+    (``path-next``) that it holds while it waits for the turn: the process whose writer
+    has the turn waits for that place behind it, and the processes alternate.
+
+    The files are opened once by each process that writes: a child forked after its
+    parent opened them would share the parent's open files, and so their locks (a
+    ``flock`` belongs to the open file, not to the process), so a process that finds the
+    files opened by another opens its own.
     """
 
     FIRST_PAUSE = 0.0005
     LONGEST_PAUSE = 0.002
 
     def __init__(self, path: Path) -> None:
-        self.path = path
+        self.paths = (path, path.with_name(path.name + "-next"))
         self._pid = 0
-        self._fd = -1
+        self._fds: tuple[int, ...] = ()
         self._close: weakref.finalize[Any, Any] | None = None
         self.held = False
 
     def take(self, deadline: float) -> bool:
         """Lock the file, waiting until ``deadline`` (``time.monotonic``) at the most."""
-        fd = self._opened()
+        turn, place = self._opened()
+        if not self._wait(place, deadline):
+            return False
+        try:
+            self.held = self._wait(turn, deadline)
+        finally:
+            fcntl.flock(place, fcntl.LOCK_UN)
+        return self.held
+
+    def give_back(self) -> None:
+        if self.held:
+            self.held = False
+            fcntl.flock(self._fds[0], fcntl.LOCK_UN)
+
+    def _wait(self, fd: int, deadline: float) -> bool:
         pause = self.FIRST_PAUSE
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
             except BlockingIOError:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
                 time.sleep(min(pause, left))
                 pause = min(pause * 2, self.LONGEST_PAUSE)
-            else:
-                self.held = True
-                return True
 
-    def give_back(self) -> None:
-        if self.held:
-            self.held = False
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-
-    def _opened(self) -> int:
-        if self._pid != os.getpid():  # first use, or a forked child: a file of its own
+    def _opened(self) -> tuple[int, ...]:
+        if self._pid != os.getpid():  # first use, or a forked child: files of its own
             if self._close is not None:
-                self._close()  # the parent's descriptor (the parent's lock stays held)
+                self._close()  # the parent's descriptors (the parent's locks stay held)
             self.held = False
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
-            self._close = weakref.finalize(self, os.close, self._fd)
+            self.paths[0].parent.mkdir(parents=True, exist_ok=True)
+            self._fds = tuple(os.open(path, os.O_RDWR | os.O_CREAT, 0o666) for path in self.paths)
+            self._close = weakref.finalize(self, _close_all, self._fds)
             self._pid = os.getpid()
-        return self._fd
+        return self._fds
+
+
+def _close_all(fds: tuple[int, ...]) -> None:
+    for fd in fds:
+        os.close(fd)
 
 
 _WRITERS: weakref.WeakKeyDictionary[Engine, WriterQueue] = weakref.WeakKeyDictionary()
