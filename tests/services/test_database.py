@@ -5,16 +5,23 @@ These run on SQLite whatever ``--dburi`` says: the tuning is SQLite's own.
 
 from __future__ import annotations
 
+import fcntl
+import multiprocessing
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
-from sqlalchemy import event, text
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from support import make_app
 
-from scorekeeper.database import writer_queue
+from scorekeeper import database
+from scorekeeper.database import tune_sqlite, writer_queue
 from scorekeeper.extensions import db
 
 
@@ -139,3 +146,181 @@ def test_a_second_write_in_the_same_thread_is_not_made_to_wait_for_itself(
         assert queue.taken  # still the first transaction's turn
         db.session.rollback()
         assert not queue.taken
+
+
+def _write_elsewhere(target: str | Engine, go: Any, trying: Any, begun: Any, when: Any) -> None:
+    """Another process's writer: once told to ``go``, it writes a row to ``t``; ``begun``
+    is set (and ``when`` is the time) when its ``BEGIN IMMEDIATE`` goes to SQLite."""
+    if isinstance(target, str):  # a process of its own
+        engine = create_engine(target)
+        tune_sqlite(engine)
+    else:  # forked: the parent's engine, without the parent's connections
+        engine = target
+        engine.dispose(close=False)
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _record(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
+        if statement == "BEGIN IMMEDIATE":
+            when.value = time.time()
+            begun.set()
+
+    assert go.wait(60)
+    trying.set()
+    with engine.begin() as connection:
+        connection.execute(text("INSERT INTO t VALUES (2)"))
+    engine.dispose()
+
+
+def _another_writer(
+    target: str | Engine, method: str = "spawn"
+) -> Callable[[Callable[[], Any]], None]:
+    """Start a writer in another process; the function returned lets it go while this
+    process holds its turn, checks that it waits, then ends the turn with ``end``."""
+    context: Any = multiprocessing.get_context(method)  # (typeshed: a BaseContext)
+    go, trying, begun = context.Event(), context.Event(), context.Event()
+    when = context.Value("d", 0.0)
+    process = context.Process(target=_write_elsewhere, args=(target, go, trying, begun, when))
+    process.start()
+
+    def waits_for(end: Callable[[], Any]) -> None:
+        try:
+            go.set()
+            assert trying.wait(60)
+            time.sleep(0.3)
+            assert not begun.is_set()  # waiting for its turn, not in SQLite's busy handler
+            released = time.time()
+            end()
+            assert begun.wait(30)
+            # in at once, not after 100 ms sleeps of SQLite's (the bound is a loaded
+            # machine's: on an idle one it is a millisecond or two)
+            assert released <= when.value < released + 2.0
+            process.join(30)
+            assert process.exitcode == 0
+        finally:
+            if process.is_alive():
+                process.kill()
+                process.join()
+
+    return waits_for
+
+
+@pytest.fixture
+def table_t(sqlite_app: Flask) -> str:
+    """The app's database URL, with a table ``t`` in it."""
+    with sqlite_app.app_context():
+        db.session.execute(text("CREATE TABLE t (n INTEGER)"))
+        db.session.commit()
+        return db.engine.url.render_as_string(hide_password=False)
+
+
+@pytest.mark.parametrize("end", ["commit", "rollback", "invalidate", "close"])
+def test_a_writer_of_another_process_waits_for_the_turn_and_goes_when_it_ends(
+    sqlite_app: Flask, table_t: str, end: str
+) -> None:
+    """``serve --workers``: the other process's writer waits on the lock file beside the
+    database, not in SQLite's busy handler, and is in as soon as this one's transaction
+    ends, however it ends."""
+    waits_for = _another_writer(table_t)
+    with sqlite_app.app_context():
+        queue = writer_queue(db.engine)
+        assert queue is not None
+        connection = db.engine.connect()
+        connection.execute(text("INSERT INTO t VALUES (1)"))
+        assert queue.taken
+        waits_for(getattr(connection, end))
+        assert not queue.taken
+        if end == "invalidate":
+            connection.rollback()
+        connection.close()
+        rows = db.session.execute(text("SELECT n FROM t ORDER BY n")).scalars().all()
+        assert rows == ([1, 2] if end == "commit" else [2])
+        db.session.rollback()
+
+
+def test_a_process_forked_after_writing_has_a_turn_of_its_own(
+    sqlite_app: Flask, table_t: str, tmp_path: Path
+) -> None:
+    """A ``flock`` belongs to the open file: a child forked after the parent opened the
+    lock file opens its own, or parent and child would not wait for each other."""
+    with sqlite_app.app_context():
+        engine = db.engine
+        db.session.execute(text("INSERT INTO t VALUES (1)"))
+        db.session.commit()
+        assert (tmp_path / "tuned.sqlite3-writer").exists()  # opened before the fork
+        db.session.remove()
+        engine.dispose()  # (the child is not given the parent's SQLite connections)
+        waits_for = _another_writer(engine, "fork")
+        connection = engine.connect()
+        connection.execute(text("INSERT INTO t VALUES (3)"))
+        waits_for(connection.commit)
+        connection.close()
+        db.session.execute(text("INSERT INTO t VALUES (4)"))  # the parent's turn still works
+        db.session.commit()
+        assert db.session.execute(text("SELECT n FROM t ORDER BY n")).scalars().all() == [
+            1,
+            2,
+            3,
+            4,
+        ]
+        db.session.rollback()
+
+
+def test_a_writer_that_waited_long_for_the_turn_goes_to_sqlite(
+    sqlite_app: Flask, tmp_path: Path
+) -> None:
+    """The lock file held elsewhere (a hung process, say) for longer than the wait: the
+    writer goes to SQLite, whose busy timeout decides, and leaves the file alone."""
+    with sqlite_app.app_context():
+        queue = writer_queue(db.engine)
+        assert queue is not None
+        queue.timeout = 0.2
+        with (tmp_path / "tuned.sqlite3-writer").open("a") as elsewhere:
+            fcntl.flock(elsewhere, fcntl.LOCK_EX)  # another open file: as another process
+            started = time.monotonic()
+            db.session.execute(text("SELECT 1"))
+            assert time.monotonic() - started >= 0.2
+            assert queue.taken  # its process's turn all the same
+            db.session.commit()
+            assert not queue.taken
+            with (
+                (tmp_path / "tuned.sqlite3-writer").open("a") as probe,
+                pytest.raises(BlockingIOError),  # still held by "elsewhere"
+            ):
+                fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def test_a_writer_that_fails_to_lock_the_file_does_not_keep_the_turn(
+    sqlite_app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with sqlite_app.app_context():
+        queue = writer_queue(db.engine)
+        assert queue is not None
+
+        def fails(*_args: object) -> None:
+            raise OSError("no locks")
+
+        monkeypatch.setattr(database.fcntl, "flock", fails)
+        with pytest.raises(OSError, match="no locks"):
+            db.session.execute(text("SELECT 1"))
+        assert not queue.taken
+        db.session.rollback()
+        monkeypatch.undo()
+        db.session.execute(text("SELECT 1"))  # the next writer gets its turn
+        assert queue.taken
+        db.session.rollback()
+        assert not queue.taken
+
+
+@pytest.mark.parametrize("name", [":memory:", "file:{folder}/uri.sqlite3?uri=true"])
+def test_a_database_without_a_file_name_has_no_lock_file(name: str, tmp_path: Path) -> None:
+    """As ``migration_lock``: nothing in memory, nor for a ``file:`` URI (not a path)."""
+    engine = create_engine(f"sqlite:///{name.format(folder=tmp_path)}")
+    tune_sqlite(engine)
+    queue = writer_queue(engine)
+    assert queue is not None and queue._file is None
+    with engine.begin() as connection:
+        connection.execute(text("SELECT 1"))
+        assert queue.taken
+    assert not queue.taken
+    engine.dispose()
+    assert not list(tmp_path.glob("*-writer*"))
