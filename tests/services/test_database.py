@@ -324,3 +324,34 @@ def test_a_database_without_a_file_name_has_no_lock_file(name: str, tmp_path: Pa
     assert not queue.taken
     engine.dispose()
     assert not list(tmp_path.glob("*-writer*"))
+
+
+def test_a_writer_of_another_process_goes_before_this_ones_next(
+    sqlite_app: Flask, table_t: str
+) -> None:
+    """The writer that waited in another process goes first, though this process's next
+    writer (woken at once by its thread lock) tries as soon as the turn ends: without its
+    place next in line, the other one, polling, would wait while this process wrote on."""
+    waits_for = _another_writer(table_t)
+    with sqlite_app.app_context():
+        connection = db.engine.connect()
+        connection.execute(text("INSERT INTO t VALUES (1)"))
+
+        def next_writer() -> None:
+            with sqlite_app.app_context():
+                db.session.execute(text("INSERT INTO t VALUES (3)"))
+                db.session.commit()
+
+        thread = threading.Thread(target=next_writer)
+
+        def end() -> None:
+            thread.start()
+            time.sleep(0.1)  # waiting for its process's turn
+            connection.commit()
+
+        waits_for(end)
+        thread.join(30)
+        connection.close()
+        rows = db.session.execute(text("SELECT n FROM t ORDER BY rowid")).scalars().all()
+        assert rows == [1, 2, 3]
+        db.session.rollback()
