@@ -140,10 +140,11 @@ class WriterQueue:
     could wait seconds while the lock sat free, and another write twice meanwhile. The
     server's threads wait here instead, before ``BEGIN IMMEDIATE``: on a lock of the
     process that wakes the next one as soon as a write ends, then, given a file beside
-    the database (``path``), on an exclusive lock on it, which orders the writers of
-    every process on the file (``serve --workers``, commands): a writer of another process
-    is in within a couple of milliseconds of the lock's release (``_TurnFile``), where
-    SQLite's busy handler could leave it asleep for 100 ms a try. A thread that begins a
+    the database (``path``), on an exclusive lock on it, held as long as the thread's
+    turn, which orders the writers of every process on the database (``serve
+    --workers``, commands): a writer of another process is in within a couple of
+    milliseconds of the turn's end, the processes taking turns (``_TurnFile``), where
+    SQLite's busy handler left it asleep up to 100 ms a try. A thread that begins a
     second write transaction while its first is open (on another connection) is not made
     to wait for itself: it goes to SQLite, as before. A writer that waited ``timeout``
     for its turn goes to SQLite too, whose busy timeout then decides.
