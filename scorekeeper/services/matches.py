@@ -338,7 +338,7 @@ def _update_match(row: MatchRow, game: Match) -> None:
         row.finished_at = None
     row.updated_at = utcnow()
     # A change to its deals ends a reopening: the match is finished (closed again, as
-    # after a correction) or playing again. A match reopened, its last deal removed and
-    # entered again used to stay "reopened", finished but still shown for corrections.
+    # after a correction, also when its last deal was removed and entered again) or
+    # playing again.
     row.reopened = False
     standings.match_changed(row, game, was_finished=was_finished)
