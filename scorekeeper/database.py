@@ -251,10 +251,17 @@ class _TurnFile:
                 self._close()  # the parent's descriptors (the parent's locks stay held)
             self.held = False
             self.paths[0].parent.mkdir(parents=True, exist_ok=True)
-            self._fds = tuple(os.open(path, os.O_RDWR | os.O_CREAT, 0o666) for path in self.paths)
+            self._fds = tuple(_lock_file(path) for path in self.paths)
             self._close = weakref.finalize(self, _close_all, self._fds)
             self._pid = os.getpid()
         return self._fds
+
+
+def _lock_file(path: Path) -> int:
+    """A lock file opened to be locked (``flock``), created if missing. Read-only: a
+    ``flock`` needs no more, and a file another account made first (a command run as
+    root, the server as its own user) can still be opened by every account."""
+    return os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
 
 
 def _close_all(fds: tuple[int, ...]) -> None:
@@ -318,9 +325,12 @@ def _beside(engine: Engine, suffix: str) -> Path | None:
 @contextmanager
 def _file_lock(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+    fd = _lock_file(path)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)

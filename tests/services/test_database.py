@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fcntl
 import multiprocessing
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -355,3 +356,33 @@ def test_a_writer_of_another_process_goes_before_this_ones_next(
         rows = db.session.execute(text("SELECT n FROM t ORDER BY rowid")).scalars().all()
         assert rows == [1, 2, 3]
         db.session.rollback()
+
+
+def test_lock_files_are_opened_to_be_locked_only(
+    sqlite_app: Flask, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writers' and the migration's lock files are opened read-only (a ``flock`` needs
+    no more): one another account made first (a command run as root before the server
+    started as its own user) is still opened by every account, where opening it to write
+    would fail every save (root ignores file modes, so the flags are what is checked)."""
+    opened: list[tuple[str, int]] = []
+    real_open = database.os.open
+
+    def watched(path: Any, flags: int, *args: Any) -> int:
+        opened.append((Path(path).name, flags))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(database.os, "open", watched)
+    with sqlite_app.app_context():
+        queue = writer_queue(db.engine)
+        assert queue is not None and queue._file is not None
+        queue._file._pid = -1  # opened when the app was made: open them again, as a new process
+        db.session.execute(text("SELECT 1"))  # a write transaction: the writers' turn
+        db.session.rollback()
+        with database.migration_lock(db.engine):
+            pass
+    names = {name for name, _flags in opened}
+    assert names == {"tuned.sqlite3-writer", "tuned.sqlite3-writer-next", "tuned.sqlite3-migrate"}
+    for name, flags in opened:
+        assert flags & (os.O_WRONLY | os.O_RDWR) == 0, name
+        assert flags & os.O_CREAT, name
