@@ -1,8 +1,8 @@
 """The whole performance picture in one run, against the floor, at two club sizes (issue 17).
 
     python bench/run.py [--sizes 1000,10000] [--large] [--database-url URL] [--quick]
-                        [--seconds 10] [--connections 16] [--threads 4] [--posts 200]
-                        [--repeat 20] [--cache-dir DIR | --no-cache] [--strict]
+                        [--seconds 10] [--connections 16] [--threads 4] [--workers 1]
+                        [--posts 200] [--repeat 20] [--cache-dir DIR | --no-cache] [--strict]
 
 For each size, a club of that many finished matches (``bench/soak_phases.quick_history``:
 200 played through the services, copied into the past and imported) is built once and
@@ -14,7 +14,9 @@ history's CSV, one request per connection) measures
 requests per second and the 50th/95th/99th percentile latency of:
 
 - the floor: a minimal Flask route served by waitress with the same threads in its own
-  process (``bench/floor.py``), measured in the same run, before each size;
+  process (``bench/floor.py``), measured in the same run, before each size; with
+  ``--workers N`` both the floor and the app are served by N processes (``serve
+  --workers``), as a club server on PostgreSQL is (docs/deploy.md);
 - a static file, the match page (finished, and being played: with the deal form), the
   standings, the player page, the standings CSV and the club's matches CSV (the whole
   history);
@@ -77,7 +79,7 @@ from bench import soak_phases  # noqa: E402
 from bench.floor import floor_app  # noqa: E402
 from bench.history import PEOPLE, ClubHistory  # noqa: E402
 from bench.soak_client import HOST, Member, Traffic, deal_fields, forms_of  # noqa: E402
-from bench.soak_server import Server, free_port  # noqa: E402
+from bench.soak_server import SERVE, Server, free_port  # noqa: E402
 from bench.writes import _entries, _record, _timed  # noqa: E402
 from bench.writes import _start as start_at_random  # noqa: E402
 from scorekeeper.app import create_app  # noqa: E402
@@ -485,6 +487,8 @@ def served(
     each measurement's load."""
     loads: dict[str, Load] = {}
     floor = FloorServer(free_port(), dict(os.environ), log / "floor.log", args.threads)
+    if args.workers > 1:  # (one: served in the process itself, as serve does by default)
+        floor.command = (*FloorServer.command, "--workers", str(args.workers))
     with serving(floor):
         warm(floor.port, ("GET", "/", None, {}))
         minimal: Request = ("GET", "/", None, {})
@@ -496,6 +500,8 @@ def served(
         "PYTHONFAULTHANDLER": "1",
     }
     server = Server(free_port(), env, log / "server.log", args.threads)
+    if args.workers > 1:
+        server.command = (*SERVE, "--workers", str(args.workers))
     with serving(server):
         member = Member(server.port, Traffic(1000), prepared.username, prepared.password)
         member.log_in()
@@ -817,6 +823,9 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--threads", type=int, default=THREADS, help=f"waitress threads ({THREADS}, serve's)"
     )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="server processes, the floor's too (1)"
+    )
     parser.add_argument("--posts", type=int, help="prepared matches per POST kind (200)")
     parser.add_argument("--repeat", type=int, help="in-process rounds (default 20)")
     parser.add_argument("--cache-dir", type=Path, help="where built clubs are kept")
@@ -836,8 +845,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     args.seconds = args.seconds or (2.0 if args.quick else 10.0)
     args.posts = args.posts or (30 if args.quick else 200)
     args.repeat = args.repeat or (5 if args.quick else 20)
-    if args.seconds <= 0 or args.connections < 1 or args.threads < 1 or args.posts < 1:
-        parser.error("--seconds, --connections, --threads and --posts must be positive")
+    if min(args.connections, args.threads, args.workers, args.posts) < 1 or args.seconds <= 0:
+        parser.error("--seconds, --connections, --threads, --workers and --posts must be positive")
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
     refuse_sqlite_url(parser, args.database_url)
@@ -882,6 +891,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sizes": args.sizes,
         "connections": args.connections,
         "threads": args.threads,
+        "workers": args.workers,
         "seconds": args.seconds,
         "repeat": args.repeat,
         "date": date.today().isoformat(),

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -20,11 +22,16 @@ def bench(name: str) -> ModuleType:
     return importlib.import_module(f"bench.{name}")
 
 
-def test_a_quick_run_serves_every_request_and_ends_with_one_line_of_json(tmp_path, capsys):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_quick_run_serves_every_request_and_ends_with_one_line_of_json(tmp_path, capsys, workers):
+    """With one server process, as serve runs by default, and with two (``--workers``:
+    the floor and the app both)."""
     run = bench("run")
     code = run.main(
         [
             "--quick",
+            "--workers",
+            str(workers),
             "--sizes",
             "2,4",
             "--seconds",
@@ -43,6 +50,7 @@ def test_a_quick_run_serves_every_request_and_ends_with_one_line_of_json(tmp_pat
     report = json.loads(out.strip().splitlines()[-1])
     assert code == 0, out
     assert report["database"] == "sqlite" and report["sizes"] == [2, 4]
+    assert report["workers"] == workers
     assert report["failures"] == {}
     keys = {"floor", *run.GETS, *run.POSTS}
     for size in ("2", "4"):
