@@ -127,7 +127,7 @@ def writer_queue(engine: Engine) -> WriterQueue | None:
 
 
 #: How long a writer waits for SQLite's write lock (its busy timeout), and for its turn
-#: among this process's writers (``WriterQueue``).
+#: among the writers of every process on the database (``WriterQueue``).
 BUSY_SECONDS = 10.0
 
 
