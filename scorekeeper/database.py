@@ -6,14 +6,15 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from flask import g, has_request_context, request
+from flask import current_app, g, has_request_context, request
 from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
 
 try:
     import fcntl
@@ -23,6 +24,10 @@ except ImportError:  # Windows: SQLite's own locking is all there is
 #: An execution option for a connection that only reads (an export): on SQLite it begins
 #: a deferred transaction, one snapshot that never waits for (nor holds) the write lock.
 READ_ONLY = "scorekeeper_read_only"
+
+#: The mark of a request, then of its connection, whose first transaction reads before it
+#: writes (``reads_before_writing``).
+READS_FIRST = "scorekeeper_reads_first"
 
 NUL = "\x00"
 
@@ -94,12 +99,23 @@ def tune_sqlite(engine: Engine) -> None:
         if reads:
             connection.exec_driver_sql("BEGIN")
             return
+        if _reads_first():
+            connection.exec_driver_sql("BEGIN")  # its turn comes at ``begin_writing``
+            connection.info[READS_FIRST] = True
+            return
         writers.enter(connection.info)
         try:
             connection.exec_driver_sql("BEGIN IMMEDIATE")
         except BaseException:
             writers.leave(connection.info)
             raise
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _still_reading(connection: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        if connection.info.get(READS_FIRST) and not _reads(statement):
+            raise WriteBeforeTurn(
+                "a transaction that reads first writes only after begin_writing: " + statement[:60]
+            )
 
     # The transaction ends (these fire just before its COMMIT or ROLLBACK is sent: the
     # next writer's BEGIN IMMEDIATE may wait that long in SQLite's busy handler), or its
@@ -108,17 +124,91 @@ def tune_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "rollback")
     def _ended(connection: Any) -> None:
         if not connection.invalidated:  # (its turn ended with it: ``_dropped``)
+            connection.info.pop(READS_FIRST, None)
             writers.leave(connection.info)
 
     @event.listens_for(engine.pool, "checkin")
     @event.listens_for(engine.pool, "close")
     def _returned(_dbapi_connection: Any, record: Any) -> None:
+        record.info.pop(READS_FIRST, None)
         writers.leave(record.info)
 
     @event.listens_for(engine.pool, "reset")
     @event.listens_for(engine.pool, "invalidate")
     def _dropped(_dbapi_connection: Any, record: Any, _state: Any) -> None:
+        record.info.pop(READS_FIRST, None)
         writers.leave(record.info)
+
+
+class WriteBeforeTurn(RuntimeError):
+    """A transaction that began reading (``reads_before_writing``) was about to write
+    before ``begin_writing``: a bug, refused before the statement runs."""
+
+
+def _reads(statement: str) -> bool:
+    return statement.lstrip()[:6].upper() in ("SELECT", "PRAGMA")
+
+
+View = TypeVar("View", bound=Callable[..., Any])
+
+
+def reads_before_writing(view: View) -> View:
+    """Mark a view that reads a while before it writes, and checks what it read when it
+    writes (the deal POST): on SQLite its request's first transaction begins as a plain
+    ``BEGIN``, so the reading (the log-in, the match, the form's checks, the scoring) is
+    done without the writers' turn, which it takes only at ``begin_writing``. Other
+    phones' saves go on meanwhile, on the other core when the server runs two processes:
+    a save held the turn for all of it before, three quarters of its time. No effect on
+    PostgreSQL, whose writers lock only the rows they change. Put it right under the
+    route's decorator (it marks the function the route calls).
+    """
+    setattr(view, READS_FIRST, True)
+    return view
+
+
+def _reads_first() -> bool:
+    """Whether the transaction beginning now is a marked view's request's first one."""
+    if not has_request_context() or READS_FIRST in request.environ:
+        return False
+    request.environ[READS_FIRST] = True  # (this one, or one before it, was the first)
+    view = current_app.view_functions.get(request.endpoint or "")
+    return bool(getattr(view, READS_FIRST, False))
+
+
+def reading_first(session: Session) -> bool:
+    """Whether the session's transaction began reading and has not begun writing yet
+    (``reads_before_writing``): a row it reads "for update" is not locked by that."""
+    return session.in_transaction() and bool(session.connection().info.get(READS_FIRST))
+
+
+def begin_writing(session: Session) -> bool:
+    """Before the first write of a transaction that began reading (``reads_before_writing``):
+    end its reads, wait for the writers' turn and begin again with ``BEGIN IMMEDIATE``.
+
+    Returns True when it did so: everything the transaction read until now was read in
+    a snapshot that other writers may have changed since, so the caller checks what its
+    writes depend on and reads it again if it changed (``services.matches``). False for
+    any other transaction: it has held its turn since it began (SQLite), or its writes
+    lock the rows they depend on (PostgreSQL). Nothing was written yet: a write in such a
+    transaction before this call is refused (``WriteBeforeTurn``).
+    """
+    if not session.in_transaction():
+        return False
+    connection = session.connection()
+    if not connection.info.get(READS_FIRST):
+        return False
+    writers = _WRITERS[connection.engine]
+    del connection.info[READS_FIRST]
+    connection.exec_driver_sql("COMMIT")  # it only read: this ends its snapshot, no more
+    writers.enter(connection.info)
+    try:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+    except BaseException:  # (busy past its timeout) reading again, as before the call
+        writers.leave(connection.info)
+        connection.exec_driver_sql("BEGIN")
+        connection.info[READS_FIRST] = True
+        raise
+    return True
 
 
 def writer_queue(engine: Engine) -> WriterQueue | None:

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
+from ..database import reading_first
 from ..engine import Match, MatchError, RuleSet, Side, SideEntry
 from ..engine.entries import read_side
 from ..engine.errors import Problems
@@ -85,10 +86,14 @@ def load_match(public_id: str, *, for_update: bool = False) -> LoadedMatch | Non
             selectinload(MatchRow.deals).joinedload(Deal.sides),
         )
     )
-    row = db.session.scalar(locks.locked(query) if for_update else query)
+    session = db.session()
+    row = session.scalar(locks.locked(query) if for_update else query)
     if row is None:
         return None
-    return LoadedMatch(row, game_of(row), db.session().get_transaction() if for_update else None)
+    # Read in a transaction that reads first (SQLite), the row is not locked until the
+    # save's ``begin_writing`` (``services.matches``).
+    locked = for_update and not reading_first(session)
+    return LoadedMatch(row, game_of(row), session.get_transaction() if locked else None)
 
 
 def is_locked(loaded: LoadedMatch) -> bool:

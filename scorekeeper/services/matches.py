@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
+from ..database import begin_writing
 from ..engine import Breakdown, Match, MatchError, Problem, RuleSet, Side, SideEntry
 from ..engine.errors import EngineError
 from ..extensions import db
@@ -282,10 +283,31 @@ def _locked(loaded: LoadedMatch) -> LoadedMatch:
     before may have changed meanwhile."""
     if is_locked(loaded):
         return loaded
+    session = db.session()
+    if begin_writing(session) and _as_read(loaded.row):
+        # It was read by this transaction before its turn to write (SQLite,
+        # ``database.reads_before_writing``) and no one changed it since: every change
+        # to a match's deals or to the match moves its row's ``updated_at``.
+        return LoadedMatch(loaded.row, loaded.game, session.get_transaction())
     fresh = load_match(loaded.public_id, for_update=True)
     if fresh is None:  # matches are never deleted; a row deleted by hand is not found
         raise MatchError([Problem("deal", _("This match is not in the database any more."))])
     return fresh
+
+
+def _as_read(row: MatchRow) -> bool:
+    """Whether the match's row is stored as ``row`` holds it (read earlier)."""
+    stored = db.session.execute(
+        select(
+            MatchRow.updated_at, MatchRow.deal_count, MatchRow.finished, MatchRow.reopened
+        ).where(MatchRow.id == row.id)
+    ).one_or_none()
+    return stored is not None and tuple(stored) == (
+        row.updated_at,
+        row.deal_count,
+        row.finished,
+        row.reopened,
+    )
 
 
 def _check_open(row: MatchRow) -> None:

@@ -400,3 +400,91 @@ def test_a_season_added_while_a_deal_is_saved_puts_every_result_in_its_season(
         if problems := _check(app, club_id):
             bad[round_] = problems
     assert not bad, _report(bad, ROUNDS // 2)
+
+
+# -- a deal POST reads before its turn to write (SQLite: ``database.reads_before_writing``)
+
+
+def _meanwhile(
+    app: Flask, monkeypatch: pytest.MonkeyPatch, change: Callable[[], None]
+) -> list[int]:
+    """Make ``change`` (another phone's save, in an app context of its own) happen between
+    a deal POST's reading and its writing; the number of times it did."""
+    real = matches.begin_writing
+    done: list[int] = []
+
+    def first_the_other_phone(session: Any) -> bool:
+        if not done:
+            done.append(1)  # (before: the other phone's save calls it too)
+            with app.app_context():
+                change()
+                db.session.remove()
+        return real(session)
+
+    monkeypatch.setattr(matches, "begin_writing", first_the_other_phone)
+    return done
+
+
+@pytest.fixture
+def sqlite_only(dburi: str | None) -> None:
+    if dburi and not dburi.startswith("sqlite"):
+        pytest.skip("PostgreSQL locks the match row as the POST reads it: none can change it")
+
+
+def test_a_deal_saved_after_another_phone_corrected_one_meanwhile_keeps_every_total(
+    app: Flask, club_id: int, monkeypatch: pytest.MonkeyPatch, sqlite_only: None
+) -> None:
+    public_id = _new_match(app, club_id, 2)
+    phone = _client(app)
+    data = _deal_form(phone.get(f"/m/{public_id}").get_data(as_text=True), 50, 70)
+
+    def correct_deal_one() -> None:
+        other = matches.load_match(public_id)
+        assert other is not None
+        matches.correct_deal(other, 1, [{"melded_points": 5}, {"melded_points": 905}], None)
+
+    done = _meanwhile(app, monkeypatch, correct_deal_one)
+    assert phone.post(f"/m/{public_id}/deals", data=data).status_code == 303
+    assert done == [1]
+    assert _stored_points(app, public_id)[0] == [5, 905]
+    assert _stored_points(app, public_id)[2] == [50, 70]
+    assert not _check(app, club_id)  # the totals count the corrected deal 1
+
+
+def test_a_deal_entered_on_another_phone_meanwhile_is_not_entered_twice(
+    app: Flask, club_id: int, monkeypatch: pytest.MonkeyPatch, sqlite_only: None
+) -> None:
+    public_id = _new_match(app, club_id, 2)
+    phone = _client(app)
+    data = _deal_form(phone.get(f"/m/{public_id}").get_data(as_text=True), 50, 70)
+
+    def enter_deal_three() -> None:
+        other = matches.load_match(public_id)
+        assert other is not None
+        matches.record_deal(other, [{"melded_points": 5}, {"melded_points": 15}], "other", 3)
+
+    _meanwhile(app, monkeypatch, enter_deal_three)
+    answer = phone.post(f"/m/{public_id}/deals", data=data)
+    assert answer.status_code == 422
+    assert "Deal 3 was already entered on another phone" in answer.get_data(as_text=True)
+    assert _stored_points(app, public_id)[2:] == [[5, 15]]
+    assert not _check(app, club_id)
+
+
+def test_a_deal_post_whose_match_did_not_change_meanwhile_does_not_read_it_again(
+    app: Flask, club_id: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    public_id = _new_match(app, club_id, 2)
+    phone = _client(app)
+    data = _deal_form(phone.get(f"/m/{public_id}").get_data(as_text=True), 50, 70)
+    reads: list[bool] = []
+    real = matches.load_match
+
+    def load_match(public_id: str, *, for_update: bool = False) -> Any:
+        reads.append(for_update)
+        return real(public_id, for_update=for_update)
+
+    monkeypatch.setattr(matches, "load_match", load_match)
+    assert phone.post(f"/m/{public_id}/deals", data=data).status_code == 303
+    assert reads == [True]  # the view's read only: checked, not read again, for the save
+    assert _stored_points(app, public_id)[2] == [50, 70]

@@ -386,3 +386,130 @@ def test_lock_files_are_opened_to_be_locked_only(
     for name, flags in opened:
         assert flags & (os.O_WRONLY | os.O_RDWR) == 0, name
         assert flags & os.O_CREAT, name
+
+
+# -- a transaction that reads first (``reads_before_writing``: the deal POST) -------------
+
+
+def _reading_first(sqlite_app: Flask) -> Any:
+    """A request context of the deal POST, whose view is marked to read first."""
+    context = sqlite_app.test_request_context("/m/abc/deals", method="POST")
+    context.push()
+    assert getattr(sqlite_app.view_functions[context.request.endpoint], database.READS_FIRST)
+    return context
+
+
+def _other_writer(
+    sqlite_app: Flask, value: int, seconds: float = 2.0
+) -> tuple[float, threading.Thread]:
+    """Insert ``value`` from another thread (its own connection, outside any request);
+    the seconds it took, or ``seconds`` if it did not get through by then, and the thread."""
+    took: list[float] = []
+
+    def write() -> None:
+        started = time.monotonic()
+        with sqlite_app.app_context():
+            db.session.execute(text("INSERT INTO t VALUES (:n)"), {"n": value})
+            db.session.commit()
+            db.session.remove()
+        took.append(time.monotonic() - started)
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    thread.join(timeout=seconds)
+    return (took[0] if took else seconds), thread
+
+
+def test_a_transaction_that_reads_first_holds_no_turn_until_it_begins_writing(
+    sqlite_app: Flask, table_t: str, begins: list[str]
+) -> None:
+    context = _reading_first(sqlite_app)
+    try:
+        assert db.session.scalar(text("SELECT count(*) FROM t")) == 0
+        assert begins[-1] == "BEGIN"
+        assert database.reading_first(db.session())
+        # Another phone's save goes through at once while this one reads...
+        assert _other_writer(sqlite_app, 1)[0] < 1.0
+        # ...and this one sees it once its turn comes (a snapshot begun afresh).
+        assert database.begin_writing(db.session())
+        assert begins[-1] == "BEGIN IMMEDIATE"
+        assert not database.reading_first(db.session())
+        assert not database.begin_writing(db.session())  # once is enough
+        assert db.session.scalar(text("SELECT count(*) FROM t")) == 1
+        db.session.execute(text("INSERT INTO t VALUES (2)"))
+        # Now it holds the turn: the other writer waits until it commits.
+        waited, waiting = _other_writer(sqlite_app, 3, seconds=0.3)
+        assert waited == 0.3
+        db.session.commit()
+    finally:
+        db.session.remove()
+        context.pop()
+    waiting.join(timeout=5)  # its insert (3) goes through now
+    with sqlite_app.app_context():
+        assert sorted(db.session.scalars(text("SELECT n FROM t"))) == [1, 2, 3]
+
+
+def test_a_transaction_that_reads_first_refuses_a_write_before_begin_writing(
+    sqlite_app: Flask, table_t: str
+) -> None:
+    context = _reading_first(sqlite_app)
+    try:
+        db.session.execute(text("SELECT count(*) FROM t"))
+        with pytest.raises(database.WriteBeforeTurn):
+            db.session.execute(text("INSERT INTO t VALUES (1)"))
+        db.session.rollback()
+    finally:
+        db.session.remove()
+        context.pop()
+    with sqlite_app.app_context():
+        assert db.session.scalar(text("SELECT count(*) FROM t")) == 0
+
+
+def test_only_the_first_transaction_of_the_request_reads_first_and_its_connection_forgets(
+    sqlite_app: Flask, table_t: str, begins: list[str]
+) -> None:
+    context = _reading_first(sqlite_app)
+    try:
+        db.session.execute(text("SELECT 1"))
+        db.session.rollback()
+        db.session.execute(text("SELECT 1"))  # a second transaction: a writer's, as before
+        assert begins[-2:] == ["BEGIN", "BEGIN IMMEDIATE"]
+        assert not database.begin_writing(db.session())
+        db.session.execute(text("INSERT INTO t VALUES (1)"))
+        db.session.commit()
+    finally:
+        db.session.remove()
+        context.pop()
+    # the connection, back in the pool, begins the next request's transaction as usual
+    with sqlite_app.test_request_context("/", method="POST"):
+        db.session.execute(text("INSERT INTO t VALUES (2)"))
+        assert begins[-1] == "BEGIN IMMEDIATE"
+        db.session.commit()
+        db.session.remove()
+
+
+def test_a_transaction_that_reads_first_and_cannot_get_the_turn_is_left_reading(
+    sqlite_app: Flask, table_t: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    context = _reading_first(sqlite_app)
+    try:
+        db.session.execute(text("SELECT 1"))
+        real = db.session.connection().exec_driver_sql
+
+        def busy(statement: str, *args: Any) -> Any:
+            if statement == "BEGIN IMMEDIATE":
+                raise OperationalError(statement, {}, Exception("database is locked"))
+            return real(statement, *args)
+
+        monkeypatch.setattr(db.session.connection(), "exec_driver_sql", busy)
+        with pytest.raises(OperationalError):
+            database.begin_writing(db.session())
+        monkeypatch.undo()
+        assert database.reading_first(db.session())  # still reading, writes refused
+        assert not writer_queue(db.engine).taken  # and the turn is not kept
+        with pytest.raises(database.WriteBeforeTurn):
+            db.session.execute(text("INSERT INTO t VALUES (1)"))
+        db.session.rollback()
+    finally:
+        db.session.remove()
+        context.pop()

@@ -10,7 +10,7 @@ from flask import Blueprint, abort, flash, g, redirect, render_template, request
 from flask_babel import gettext as _
 from werkzeug import Response
 
-from ...database import reading_only
+from ...database import reading_only, reads_before_writing
 from ...engine import EngineError, RuleSet, Side
 from ...extensions import db
 from ...models import Club
@@ -197,7 +197,8 @@ def _typed_again(message: str, public_id: str, number: int | None = None) -> Res
 
 
 @bp.post("/m/<public_id>/deals")
-@storage.keeps_typed(_typed_again)  # outermost: the authorization check reads too
+@reads_before_writing  # the save checks the match it read when its turn comes
+@storage.keeps_typed(_typed_again)  # the authorization check reads too
 @authz.match("write")
 def record(public_id: str) -> Response:
     """Save the next deal (once, even if the form is sent twice)."""
