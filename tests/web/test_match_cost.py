@@ -25,9 +25,14 @@ DEAL = ({"melded_points": 300}, {"melded_points": 200})
 MATCH_TABLES = ("matches", "match_sides", "match_players", "deals", "deal_sides")
 
 
+COMMITTED = "<commit>"
+
+
 @contextmanager
 def statements(app: Flask) -> Iterator[list[str]]:
-    """The SQL statements run meanwhile, with ``COMMIT`` where a transaction committed."""
+    """The SQL statements run meanwhile, with ``<commit>`` where a transaction committed
+    (a ``COMMIT`` statement, ending a save's reads at its turn to write on SQLite, ends no
+    transaction of the session)."""
     seen: list[str] = []
     with app.app_context():
         engine = db.engine
@@ -36,7 +41,7 @@ def statements(app: Flask) -> Iterator[list[str]]:
         seen.append(" ".join(statement.split()))
 
     def committed(_conn: Any) -> None:
-        seen.append("COMMIT")
+        seen.append(COMMITTED)
 
     event.listen(engine, "before_cursor_execute", executed)
     event.listen(engine, "commit", committed)
@@ -77,13 +82,13 @@ def test_a_saved_deal_is_answered_without_reading_the_match_again(
         response = client.post(f"/m/{public_id}/deals", data=data, headers=HX)
     saved = f"Deal {deals} saved."
     assert response.status_code == 200 and saved in response.get_data(as_text=True)
-    assert "COMMIT" in seen
-    after = seen[seen.index("COMMIT") + 1 :]
+    assert seen.count(COMMITTED) == 1, seen
+    after = seen[seen.index(COMMITTED) + 1 :]
     # the match was written in this request: what the answer shows of it is what was
     # written, and its version and history were read before the commit, in the save's
     # transaction: nothing is read after it (no second connection or transaction)
     assert after == [], after
-    before = seen[: seen.index("COMMIT")]
+    before = seen[: seen.index(COMMITTED)]
     assert sum(" FROM audit_events " in f"{s} " for s in before) >= 1, before
 
 
