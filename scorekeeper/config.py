@@ -40,6 +40,10 @@ class Defaults:
     RATELIMIT_RESET = "10 per minute;60 per hour"
     RECENT_MATCHES = 10
     PAGE_CACHE_SIZE = 512  # rendered page bodies kept per process (web/page_cache.py); 0: none
+    # Server processes serving the database at once: ``serve --workers`` sets it for its
+    # own; set it for gunicorn's. On SQLite a deal's save reads before its turn to write
+    # only with more than one (``database.reads_before_writing``).
+    SERVER_PROCESSES = 1
 
 
 def load_settings(app: Flask, test_config: dict[str, Any] | None) -> None:
@@ -64,7 +68,7 @@ def _address_settings(app: Flask) -> None:
     """``PUBLIC_BASE_URL``: where phones reach the app (used for every absolute link);
     ``TRUSTED_HOSTS``: the host names the app answers to (a list, or names separated by
     commas in the environment); see ``web.links``. ``PAGE_CACHE_SIZE``: page bodies kept
-    per process (``web.page_cache``)."""
+    per process (``web.page_cache``). ``SERVER_PROCESSES``: see ``Defaults``."""
     base = app.config.get("PUBLIC_BASE_URL")
     if base:
         parts = urlsplit(str(base))
@@ -84,6 +88,15 @@ def _address_settings(app: Flask) -> None:
                 "SCOREKEEPER_PAGE_CACHE_SIZE must be a whole number of pages to keep, 0 or"
                 " more (0 keeps none), not %(size)s.",
                 size=repr(size),
+            )
+        )
+    processes = app.config.get("SERVER_PROCESSES")
+    if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
+        raise SettingsError(
+            phrase(
+                "SCOREKEEPER_SERVER_PROCESSES must be how many server processes share the"
+                " database, 1 or more, not %(n)s.",
+                n=repr(processes),
             )
         )
     hosts = app.config.get("TRUSTED_HOSTS")

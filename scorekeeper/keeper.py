@@ -137,6 +137,12 @@ def worker_command(fd: int, threads: int) -> list[str]:
     ]
 
 
+def worker_env(workers: int) -> dict[str, str]:
+    """The children's environment: this one, with a traceback on a crash, and how many
+    server processes share the database (``SERVER_PROCESSES``, config.py)."""
+    return {**os.environ, "PYTHONFAULTHANDLER": "1", "SCOREKEEPER_SERVER_PROCESSES": str(workers)}
+
+
 def keep_serving(
     sock: socket.socket, threads: int, err: TextIO | None = None, workers: int = 1
 ) -> int:
@@ -145,7 +151,7 @@ def keep_serving(
     each again whenever it crashes, on the same socket; return the exit status of the
     first one that stops on its own (the others are stopped then)."""
     stream = err or sys.stderr
-    env = {**os.environ, "PYTHONFAULTHANDLER": "1"}
+    env = worker_env(workers)
     # The same rate of deaths per process as with one: a broken installation kills every
     # process at once and is given up as soon, a rare crash is not.
     deaths: deque[float] = deque(maxlen=TOO_MANY * workers)

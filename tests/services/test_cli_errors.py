@@ -179,3 +179,17 @@ def test_a_page_cache_size_that_cannot_work_is_one_line_saying_what_it_should_be
     monkeypatch.setenv("SCOREKEEPER_PAGE_CACHE_SIZE", size)
     line = failure(capsys, "migrate")
     assert line.startswith("SCOREKEEPER_PAGE_CACHE_SIZE must be a whole number of pages")
+
+
+@pytest.mark.parametrize("processes", ["0", '"two"', "1.5", "true"])
+def test_a_count_of_server_processes_that_cannot_work_is_one_line_saying_what_it_should_be(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    processes: str,
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/db.sqlite3")
+    monkeypatch.setenv("SCOREKEEPER_SERVER_PROCESSES", processes)
+    line = failure(capsys, "migrate")
+    assert line.startswith("SCOREKEEPER_SERVER_PROCESSES must be how many server processes")
+    assert processes.strip('"').lower() in line.lower()

@@ -431,6 +431,13 @@ def sqlite_only(dburi: str | None) -> None:
         pytest.skip("PostgreSQL locks the match row as the POST reads it: none can change it")
 
 
+#: One of two server processes (on SQLite a deal POST reads before its turn then).
+TWO_PROCESSES = pytest.mark.parametrize(
+    "app_config", [{"SERVER_PROCESSES": 2}], ids=["two processes"]
+)
+
+
+@TWO_PROCESSES
 def test_a_deal_saved_after_another_phone_corrected_one_meanwhile_keeps_every_total(
     app: Flask, club_id: int, monkeypatch: pytest.MonkeyPatch, sqlite_only: None
 ) -> None:
@@ -451,6 +458,7 @@ def test_a_deal_saved_after_another_phone_corrected_one_meanwhile_keeps_every_to
     assert not _check(app, club_id)  # the totals count the corrected deal 1
 
 
+@TWO_PROCESSES
 def test_a_deal_entered_on_another_phone_meanwhile_is_not_entered_twice(
     app: Flask, club_id: int, monkeypatch: pytest.MonkeyPatch, sqlite_only: None
 ) -> None:
@@ -471,9 +479,11 @@ def test_a_deal_entered_on_another_phone_meanwhile_is_not_entered_twice(
     assert not _check(app, club_id)
 
 
+@pytest.mark.parametrize("processes", [1, 2])
 def test_a_deal_post_whose_match_did_not_change_meanwhile_does_not_read_it_again(
-    app: Flask, club_id: int, monkeypatch: pytest.MonkeyPatch
+    app: Flask, club_id: int, monkeypatch: pytest.MonkeyPatch, processes: int
 ) -> None:
+    app.config["SERVER_PROCESSES"] = processes
     public_id = _new_match(app, club_id, 2)
     phone = _client(app)
     data = _deal_form(phone.get(f"/m/{public_id}").get_data(as_text=True), 50, 70)

@@ -392,7 +392,9 @@ def test_lock_files_are_opened_to_be_locked_only(
 
 
 def _reading_first(sqlite_app: Flask) -> Any:
-    """A request context of the deal POST, whose view is marked to read first."""
+    """A request context of the deal POST, whose view is marked to read first, served by
+    one of two processes."""
+    sqlite_app.config["SERVER_PROCESSES"] = 2
     context = sqlite_app.test_request_context("/m/abc/deals", method="POST")
     context.push()
     assert getattr(sqlite_app.view_functions[context.request.endpoint], database.READS_FIRST)
@@ -513,3 +515,17 @@ def test_a_transaction_that_reads_first_and_cannot_get_the_turn_is_left_reading(
     finally:
         db.session.remove()
         context.pop()
+
+
+def test_in_one_server_process_a_deal_post_holds_the_turn_from_its_start(
+    sqlite_app: Flask, begins: list[str]
+) -> None:
+    """Its threads share one core: reading first would only make them fight for the GIL."""
+    assert sqlite_app.config["SERVER_PROCESSES"] == 1
+    with sqlite_app.test_request_context("/m/abc/deals", method="POST"):
+        db.session.execute(text("SELECT 1"))
+        assert begins[-1] == "BEGIN IMMEDIATE"
+        assert not database.reading_first(db.session())
+        assert not database.begin_writing(db.session())
+        db.session.rollback()
+        db.session.remove()

@@ -425,3 +425,29 @@ def test_one_of_several_processes_ending_normally_ends_serve_and_the_others(
         assert keeper.keep_serving(sock, 1, workers=2) == 3
     if other.exists() and other.read_text():  # it had started when the first one ended
         assert _gone(int(other.read_text()))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_each_server_process_is_told_how_many_serve_the_database(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workers: int
+) -> None:
+    """``SCOREKEEPER_SERVER_PROCESSES`` (config.py): on SQLite a save reads before its turn
+    to write only when another process can write meanwhile."""
+    from scorekeeper import keeper
+    from scorekeeper.app import create_app
+
+    script = (
+        "import os, pathlib\n"
+        f"pathlib.Path({str(tmp_path)!r}, str(os.getpid()))"
+        ".write_text(os.environ['SCOREKEEPER_SERVER_PROCESSES'])\n"
+    )
+    monkeypatch.setattr(
+        keeper, "worker_command", lambda fd, threads: [sys.executable, "-c", script]
+    )
+    with keeper.listen("127.0.0.1", 0) as sock:
+        assert keeper.keep_serving(sock, 1, workers=workers) == 0
+    told = {path.read_text() for path in tmp_path.iterdir()}
+    assert told == {str(workers)}
+    monkeypatch.setenv("SCOREKEEPER_SERVER_PROCESSES", str(workers))
+    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    assert create_app({"SQLALCHEMY_DATABASE_URI": database}).config["SERVER_PROCESSES"] == workers
