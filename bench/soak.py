@@ -1,9 +1,11 @@
 """Soak the real server: scorers save deals, the server is killed and restarted, then check.
 
     python bench/soak.py [--scorers 8] [--seconds 60] [--read-seconds 60] [--connections 16]
-                         [--database-url URL] [--port P] [--history 200] [--no-kill] [--keep]
+                         [--database-url URL] [--port P] [--history 200] [--server-threads 8]
+                         [--server-workers 1] [--no-kill] [--keep]
 
-Starts ``scorekeeper serve`` (waitress) on 127.0.0.1 as a child process with
+Starts ``scorekeeper serve`` (waitress; ``--server-workers`` processes, which on SQLite
+save deals reading before their turn to write) on 127.0.0.1 as a child process with
 ``PYTHONFAULTHANDLER=1``, on a fresh temporary SQLite file or on ``--database-url`` (default
 ``$DATABASE_URL``; it must hold no scorekeeper tables). Before the server starts, a club with
 ``--history`` finished matches (``bench/history.py``) and shared matches are stored through
@@ -80,11 +82,16 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=0, help="the server's port (default: free)")
     parser.add_argument("--history", type=int, default=200, help="finished club matches before")
     parser.add_argument("--server-threads", type=int, default=8, help="waitress threads (8)")
+    parser.add_argument(
+        "--server-workers", type=int, default=1, help="server processes (serve --workers, 1)"
+    )
     parser.add_argument("--no-kill", action="store_true", help="do not kill -9 the server")
     parser.add_argument("--keep", action="store_true", help="keep the database and the log")
     args = parser.parse_args(argv)
-    if args.scorers < 1 or args.connections < 1 or args.server_threads < 1:
-        parser.error("--scorers, --connections and --server-threads must be at least 1")
+    if min(args.scorers, args.connections, args.server_threads, args.server_workers) < 1:
+        parser.error(
+            "--scorers, --connections, --server-threads and --server-workers must be at least 1"
+        )
     if not 1 <= args.seconds <= 3600 or not 0 <= args.read_seconds <= 3600:
         parser.error("--seconds must be from 1 to 3600 and --read-seconds from 0 to 3600")
     if args.history < 0:
@@ -109,7 +116,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "SCOREKEEPER_RATELIMIT_LOGIN": login_limit(args.scorers, args.connections),
         "PYTHONFAULTHANDLER": "1",
     }
-    server = Server(args.port or free_port(), env, folder / "server.log", args.server_threads)
+    server = Server(
+        args.port or free_port(),
+        env,
+        folder / "server.log",
+        args.server_threads,
+        args.server_workers,
+    )
     try:
         server.start()
         server.watch()

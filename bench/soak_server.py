@@ -29,8 +29,11 @@ class Server:
 
     command: tuple[str, ...] = SERVE  # bench/run.py serves its floor app the same way
 
-    def __init__(self, port: int, env: dict[str, str], log: Path, threads: int) -> None:
+    def __init__(
+        self, port: int, env: dict[str, str], log: Path, threads: int, workers: int = 1
+    ) -> None:
         self.port, self.env, self.log, self.threads = port, env, log, threads
+        self.workers = workers  # serve's processes (``--workers``)
         self.process: subprocess.Popen[bytes] | None = None
         self.kills = 0
         self.crashes: list[str] = []  # how each unplanned death ended
@@ -52,6 +55,7 @@ class Server:
                     str(self.port),
                     "--threads",
                     str(self.threads),
+                    *(("--workers", str(self.workers)) if self.workers > 1 else ()),
                 ],
                 cwd=ROOT,
                 env={**self.env, "LANGUAGE": "en"},  # its log is read in English (KEPT)

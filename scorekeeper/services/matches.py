@@ -279,15 +279,14 @@ def remove_last_deal(loaded: LoadedMatch, number: int, *, actor: Actor = NOBODY)
 
 def _locked(loaded: LoadedMatch) -> LoadedMatch:
     """The match read under its row lock in this transaction: ``loaded`` if it was (a
-    write view loads it so), else read again under the lock, since whatever was read
-    before may have changed meanwhile."""
+    write view loads it so), or if this transaction read it before its turn to write
+    (SQLite, ``database.begin_writing``) and it is unchanged since; else read again
+    under the lock, since whatever was read before may have changed meanwhile."""
     if is_locked(loaded):
         return loaded
     session = db.session()
     if begin_writing(session) and _as_read(loaded.row):
-        # It was read by this transaction before its turn to write (SQLite,
-        # ``database.reads_before_writing``) and no one changed it since: every change
-        # to a match's deals or to the match moves its row's ``updated_at``.
+        # every change to a match's deals or to the match moves its row's ``updated_at``
         return LoadedMatch(loaded.row, loaded.game, session.get_transaction())
     fresh = load_match(loaded.public_id, for_update=True)
     if fresh is None:  # matches are never deleted; a row deleted by hand is not found
