@@ -409,7 +409,7 @@ def _meanwhile(
     app: Flask, monkeypatch: pytest.MonkeyPatch, change: Callable[[], None]
 ) -> list[int]:
     """Make ``change`` (another phone's save, in an app context of its own) happen between
-    a deal POST's reading and its writing; the number of times it did."""
+    a deal POST's reading and its writing; a list that holds a 1 once it has."""
     real = matches.begin_writing
     done: list[int] = []
 
