@@ -82,7 +82,7 @@ def _address_settings(app: Flask) -> None:
             )
         app.config["PUBLIC_BASE_URL"] = str(base).rstrip("/")
     size = app.config.get("PAGE_CACHE_SIZE")
-    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+    if not _whole(size, 0):
         raise SettingsError(
             phrase(
                 "SCOREKEEPER_PAGE_CACHE_SIZE must be a whole number of pages to keep, 0 or"
@@ -91,7 +91,7 @@ def _address_settings(app: Flask) -> None:
             )
         )
     processes = app.config.get("SERVER_PROCESSES")
-    if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
+    if not _whole(processes, 1):
         raise SettingsError(
             phrase(
                 "SCOREKEEPER_SERVER_PROCESSES must be how many server processes share the"
@@ -102,6 +102,11 @@ def _address_settings(app: Flask) -> None:
     hosts = app.config.get("TRUSTED_HOSTS")
     if isinstance(hosts, str):
         app.config["TRUSTED_HOSTS"] = [h.strip() for h in hosts.split(",") if h.strip()] or None
+
+
+def _whole(value: Any, least: int) -> bool:
+    """Whether a setting is a whole number (not a bool: JSON's ``true``) of ``least`` or more."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
 
 
 def normalise_db_url(url: str) -> str:

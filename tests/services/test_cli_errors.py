@@ -168,28 +168,32 @@ def test_a_public_base_url_that_cannot_work_is_one_line_saying_what_it_should_be
     assert not (tmp_path / "club.json").exists()
 
 
-@pytest.mark.parametrize("size", ["-1", '"lots"', "2.5", "true"])
-def test_a_page_cache_size_that_cannot_work_is_one_line_saying_what_it_should_be(
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("PAGE_CACHE_SIZE", "must be a whole number of pages to keep, 0 or more"),
+        ("SERVER_PROCESSES", "must be how many server processes share the database, 1 or more"),
+    ],
+)
+@pytest.mark.parametrize("value", ["-1", '"lots"', "2.5", "true"])
+def test_a_count_that_cannot_work_is_one_line_saying_what_it_should_be(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-    size: str,
+    name: str,
+    says: str,
+    value: str,
 ) -> None:
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/db.sqlite3")
-    monkeypatch.setenv("SCOREKEEPER_PAGE_CACHE_SIZE", size)
+    monkeypatch.setenv(f"SCOREKEEPER_{name}", value)
     line = failure(capsys, "migrate")
-    assert line.startswith("SCOREKEEPER_PAGE_CACHE_SIZE must be a whole number of pages")
+    assert line.startswith(f"SCOREKEEPER_{name} {says}")
+    assert value.strip('"').lower() in line.lower()
 
 
-@pytest.mark.parametrize("processes", ["0", '"two"', "1.5", "true"])
-def test_a_count_of_server_processes_that_cannot_work_is_one_line_saying_what_it_should_be(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    processes: str,
+def test_no_server_processes_is_refused_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/db.sqlite3")
-    monkeypatch.setenv("SCOREKEEPER_SERVER_PROCESSES", processes)
-    line = failure(capsys, "migrate")
-    assert line.startswith("SCOREKEEPER_SERVER_PROCESSES must be how many server processes")
-    assert processes.strip('"').lower() in line.lower()
+    monkeypatch.setenv("SCOREKEEPER_SERVER_PROCESSES", "0")
+    assert failure(capsys, "migrate").startswith("SCOREKEEPER_SERVER_PROCESSES must be")

@@ -425,6 +425,13 @@ def _meanwhile(
     return done
 
 
+def _deal_three_typed(app: Flask, club_id: int) -> tuple[str, FlaskClient, dict[str, str]]:
+    """A club match two deals in, a phone on it, and deal 3 typed in its form (50, 70)."""
+    public_id = _new_match(app, club_id, 2)
+    phone = _client(app)
+    return public_id, phone, _deal_form(phone.get(f"/m/{public_id}").get_data(as_text=True), 50, 70)
+
+
 @pytest.fixture
 def sqlite_only(dburi: str | None) -> None:
     if dburi and not dburi.startswith("sqlite"):
@@ -441,9 +448,7 @@ TWO_PROCESSES = pytest.mark.parametrize(
 def test_a_deal_saved_after_another_phone_corrected_one_meanwhile_keeps_every_total(
     app: Flask, club_id: int, monkeypatch: pytest.MonkeyPatch, sqlite_only: None
 ) -> None:
-    public_id = _new_match(app, club_id, 2)
-    phone = _client(app)
-    data = _deal_form(phone.get(f"/m/{public_id}").get_data(as_text=True), 50, 70)
+    public_id, phone, data = _deal_three_typed(app, club_id)
 
     def correct_deal_one() -> None:
         other = matches.load_match(public_id)
@@ -462,9 +467,7 @@ def test_a_deal_saved_after_another_phone_corrected_one_meanwhile_keeps_every_to
 def test_a_deal_entered_on_another_phone_meanwhile_is_not_entered_twice(
     app: Flask, club_id: int, monkeypatch: pytest.MonkeyPatch, sqlite_only: None
 ) -> None:
-    public_id = _new_match(app, club_id, 2)
-    phone = _client(app)
-    data = _deal_form(phone.get(f"/m/{public_id}").get_data(as_text=True), 50, 70)
+    public_id, phone, data = _deal_three_typed(app, club_id)
 
     def enter_deal_three() -> None:
         other = matches.load_match(public_id)
@@ -484,9 +487,7 @@ def test_a_deal_post_whose_match_did_not_change_meanwhile_does_not_read_it_again
     app: Flask, club_id: int, monkeypatch: pytest.MonkeyPatch, processes: int
 ) -> None:
     app.config["SERVER_PROCESSES"] = processes
-    public_id = _new_match(app, club_id, 2)
-    phone = _client(app)
-    data = _deal_form(phone.get(f"/m/{public_id}").get_data(as_text=True), 50, 70)
+    public_id, phone, data = _deal_three_typed(app, club_id)
     reads: list[bool] = []
     real = matches.load_match
 

@@ -10,7 +10,8 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -391,14 +392,17 @@ def test_lock_files_are_opened_to_be_locked_only(
 # -- a transaction that reads first (``reads_before_writing``: the deal POST) -------------
 
 
-def _reading_first(sqlite_app: Flask) -> Any:
-    """A request context of the deal POST, whose view is marked to read first, served by
-    one of two processes."""
+@contextmanager
+def _reading_first(sqlite_app: Flask) -> Iterator[None]:
+    """In a request of the deal POST, whose view is marked to read first, served by one
+    of two processes (its session removed at the end)."""
     sqlite_app.config["SERVER_PROCESSES"] = 2
-    context = sqlite_app.test_request_context("/m/abc/deals", method="POST")
-    context.push()
-    assert getattr(sqlite_app.view_functions[context.request.endpoint], database.READS_FIRST)
-    return context
+    with sqlite_app.test_request_context("/m/abc/deals", method="POST") as context:
+        assert getattr(sqlite_app.view_functions[context.request.endpoint], database.READS_FIRST)
+        try:
+            yield
+        finally:
+            db.session.remove()
 
 
 def _other_writer(
@@ -425,8 +429,7 @@ def _other_writer(
 def test_a_transaction_that_reads_first_holds_no_turn_until_it_begins_writing(
     sqlite_app: Flask, table_t: str, begins: list[str]
 ) -> None:
-    context = _reading_first(sqlite_app)
-    try:
+    with _reading_first(sqlite_app):
         assert db.session.scalar(text("SELECT count(*) FROM t")) == 0
         assert begins[-1] == "BEGIN"
         assert database.reading_first(db.session())
@@ -443,9 +446,6 @@ def test_a_transaction_that_reads_first_holds_no_turn_until_it_begins_writing(
         waited, waiting = _other_writer(sqlite_app, 3, seconds=0.3)
         assert waited == 0.3
         db.session.commit()
-    finally:
-        db.session.remove()
-        context.pop()
     waiting.join(timeout=5)  # its insert (3) goes through now
     with sqlite_app.app_context():
         assert sorted(db.session.scalars(text("SELECT n FROM t"))) == [1, 2, 3]
@@ -454,15 +454,11 @@ def test_a_transaction_that_reads_first_holds_no_turn_until_it_begins_writing(
 def test_a_transaction_that_reads_first_refuses_a_write_before_begin_writing(
     sqlite_app: Flask, table_t: str
 ) -> None:
-    context = _reading_first(sqlite_app)
-    try:
+    with _reading_first(sqlite_app):
         db.session.execute(text("SELECT count(*) FROM t"))
         with pytest.raises(database.WriteBeforeTurn):
             db.session.execute(text("INSERT INTO t VALUES (1)"))
         db.session.rollback()
-    finally:
-        db.session.remove()
-        context.pop()
     with sqlite_app.app_context():
         assert db.session.scalar(text("SELECT count(*) FROM t")) == 0
 
@@ -470,8 +466,7 @@ def test_a_transaction_that_reads_first_refuses_a_write_before_begin_writing(
 def test_only_the_first_transaction_of_the_request_reads_first_and_its_connection_forgets(
     sqlite_app: Flask, table_t: str, begins: list[str]
 ) -> None:
-    context = _reading_first(sqlite_app)
-    try:
+    with _reading_first(sqlite_app):
         db.session.execute(text("SELECT 1"))
         db.session.rollback()
         db.session.execute(text("SELECT 1"))  # a second transaction: a writer's, as before
@@ -479,9 +474,6 @@ def test_only_the_first_transaction_of_the_request_reads_first_and_its_connectio
         assert not database.begin_writing(db.session())
         db.session.execute(text("INSERT INTO t VALUES (1)"))
         db.session.commit()
-    finally:
-        db.session.remove()
-        context.pop()
     # the connection, back in the pool, begins the next request's transaction as usual
     with sqlite_app.test_request_context("/", method="POST"):
         db.session.execute(text("INSERT INTO t VALUES (2)"))
@@ -493,8 +485,7 @@ def test_only_the_first_transaction_of_the_request_reads_first_and_its_connectio
 def test_a_transaction_that_reads_first_and_cannot_get_the_turn_is_left_reading(
     sqlite_app: Flask, table_t: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    context = _reading_first(sqlite_app)
-    try:
+    with _reading_first(sqlite_app):
         db.session.execute(text("SELECT 1"))
         real = db.session.connection().exec_driver_sql
 
@@ -512,9 +503,6 @@ def test_a_transaction_that_reads_first_and_cannot_get_the_turn_is_left_reading(
         with pytest.raises(database.WriteBeforeTurn):
             db.session.execute(text("INSERT INTO t VALUES (1)"))
         db.session.rollback()
-    finally:
-        db.session.remove()
-        context.pop()
 
 
 def test_in_one_server_process_a_deal_post_holds_the_turn_from_its_start(
