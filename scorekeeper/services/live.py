@@ -27,17 +27,16 @@ def _digest(*parts: object) -> str:
     return hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()[:20]
 
 
+#: The match row's part of its version, in ``version_of``'s order: what any change to the
+#: match or its deals moves (a save checks it too, ``services.matches._as_read``).
+ROW_VERSION = (Match.deal_count, Match.finished, Match.reopened, Match.updated_at)
+
+
 def match_version(match_id: int) -> str:
     """What changes whenever anything the match page shows of the match changes."""
     newest = select(func.max(AuditEvent.id)).where(AuditEvent.match_id == match_id)
     row = db.session.execute(
-        select(
-            Match.deal_count,
-            Match.finished,
-            Match.reopened,
-            Match.updated_at,
-            newest.scalar_subquery(),
-        ).where(Match.id == match_id)
+        select(*ROW_VERSION, newest.scalar_subquery()).where(Match.id == match_id)
     ).one_or_none()
     return version_of(*row) if row is not None else _digest("gone")
 

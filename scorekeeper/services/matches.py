@@ -286,7 +286,7 @@ def _locked(loaded: LoadedMatch) -> LoadedMatch:
         return loaded
     session = db.session()
     if begin_writing(session) and _as_read(loaded.row):
-        # every change to a match's deals or to the match moves its row's ``updated_at``
+        # every change to a match's deals or to the match moves its row's version
         return LoadedMatch(loaded.row, loaded.game, session.get_transaction())
     fresh = load_match(loaded.public_id, for_update=True)
     if fresh is None:  # matches are never deleted; a row deleted by hand is not found
@@ -295,17 +295,13 @@ def _locked(loaded: LoadedMatch) -> LoadedMatch:
 
 
 def _as_read(row: MatchRow) -> bool:
-    """Whether the match's row is stored as ``row`` holds it (read earlier)."""
+    """Whether the match's row is stored as ``row`` holds it (read earlier): its part of
+    the match's live version (``live.ROW_VERSION``)."""
     stored = db.session.execute(
-        select(
-            MatchRow.updated_at, MatchRow.deal_count, MatchRow.finished, MatchRow.reopened
-        ).where(MatchRow.id == row.id)
+        select(*live.ROW_VERSION).where(MatchRow.id == row.id)
     ).one_or_none()
-    return stored is not None and tuple(stored) == (
-        row.updated_at,
-        row.deal_count,
-        row.finished,
-        row.reopened,
+    return stored is not None and tuple(stored) == tuple(
+        getattr(row, column.key) for column in live.ROW_VERSION
     )
 
 
