@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import secrets
+import sqlite3
 import tempfile
 import threading
 import time
@@ -163,7 +164,7 @@ def _built_history(size: int) -> ClubHistory:
 def _no_fsync(dbapi_connection: Any, _record: Any) -> None:
     """A bench fixture needs no durability against power loss: skip the disk flushes."""
     cursor = dbapi_connection.cursor()
-    if "sqlite" in type(dbapi_connection).__module__:
+    if isinstance(dbapi_connection, sqlite3.Connection):
         cursor.execute("PRAGMA synchronous=OFF")
     else:
         cursor.execute("SET synchronous_commit TO off")

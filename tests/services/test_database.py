@@ -19,7 +19,7 @@ import pytest
 from flask import Flask
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from support import make_app
 
 from scorekeeper import database
@@ -126,6 +126,53 @@ def test_a_writers_turn_ends_with_its_transaction_however_it_ends(sqlite_app: Fl
             db.session.execute(text("SELECT * FROM missing"))
         db.session.rollback()
         assert not queue.taken
+
+
+@pytest.mark.parametrize("end", ["commit", "rollback"])
+def test_a_writers_turn_lasts_until_its_commit_or_rollback_is_done(
+    sqlite_app: Flask, end: str
+) -> None:
+    """Ended before its COMMIT was sent, the turn let the next writer's BEGIN IMMEDIATE
+    find the write lock still held by that COMMIT, and sleep in SQLite's busy handler."""
+    with sqlite_app.app_context():
+        queue = writer_queue(db.engine)
+        assert queue is not None
+        db.session.execute(text("CREATE TABLE IF NOT EXISTS t (n INTEGER)"))
+        db.session.commit()
+        db.session.execute(text("INSERT INTO t VALUES (1)"))
+        raw = db.session.connection().connection.dbapi_connection
+        assert isinstance(raw, database.TurnEndingConnection)
+        held: dict[str, bool] = {}  # each statement SQLite runs: whether the turn was held
+        raw.set_trace_callback(lambda sql: held.setdefault(sql, queue.taken))
+        try:
+            getattr(db.session, end)()
+        finally:
+            raw.set_trace_callback(None)
+        assert held == {end.upper(): True}
+        assert not queue.taken
+
+
+def test_a_commit_that_fails_keeps_the_turn_until_its_transaction_ends(
+    sqlite_app: Flask,
+) -> None:
+    """A deferred foreign key fails the COMMIT and leaves the transaction open, holding
+    SQLite's write lock: the turn goes with the rollback that follows, not before."""
+    with sqlite_app.app_context():
+        queue = writer_queue(db.engine)
+        assert queue is not None
+        db.session.execute(text("CREATE TABLE p (id INTEGER PRIMARY KEY)"))
+        db.session.execute(
+            text("CREATE TABLE c (p INTEGER REFERENCES p (id) DEFERRABLE INITIALLY DEFERRED)")
+        )
+        db.session.commit()
+        db.session.execute(text("INSERT INTO c VALUES (7)"))
+        with pytest.raises(IntegrityError, match="FOREIGN KEY"):
+            db.session.commit()
+        assert queue.taken
+        db.session.rollback()
+        assert not queue.taken
+        assert db.session.execute(text("SELECT count(*) FROM c")).scalar() == 0
+        db.session.rollback()
 
 
 def test_a_second_write_in_the_same_thread_is_not_made_to_wait_for_itself(
