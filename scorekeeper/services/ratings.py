@@ -22,7 +22,7 @@ from datetime import date
 from typing import Any
 
 from openskill.models import PlackettLuce
-from sqlalchemy import and_, delete, exists, func, insert, select, update
+from sqlalchemy import and_, delete, exists, false, func, insert, or_, select, update
 
 from ..extensions import db
 from ..models import Club, MatchPlayer, Player, RatingPoint, SideResult
@@ -79,18 +79,25 @@ def match_finished(
     """Rate a finished match: on top of the current ratings when it is the newest, else as
     a change of the history from it (``match_changed``). ``seats`` are its seats as
     ``_side_rows`` reads them (the caller has just written them)."""
-    # one statement: whether a later match is rated already, where this one was rated (if
-    # it was: a correction), and whether the club's ratings are being brought up to date
-    # (any of these: it is not simply appended)
-    later = (
-        exists()
-        .where(
-            RatingPoint.club_id == club_id,
-            RatingPoint.match_id != match_id,
-            at_or_after(RatingPoint, played_on, match_id),
-        )
-        .label("later")
-    )
+    seated = {player for *_rest, player in seats if player is not None}
+    # one statement: whether one of its players has a later match rated already, where
+    # this one was rated (if it was: a correction), and whether the club's ratings are
+    # being brought up to date (any of these: it is not simply appended). A later match
+    # of other players does not count: a match's ratings are its own players' ratings
+    # before it, rated, so it is appended as a replay from it would rate it (two tables
+    # of a night finishing in either order). A probe a player, along the player's own
+    # index: with ``IN``, PostgreSQL read the club's every point instead.
+    later = or_(
+        false(),
+        *(
+            exists().where(
+                RatingPoint.player_id == player,
+                RatingPoint.match_id != match_id,
+                at_or_after(RatingPoint, played_on, match_id),
+            )
+            for player in sorted(seated)
+        ),
+    ).label("later")
     found = db.session.execute(
         select(later, _rated_on(match_id), Club.ratings_stale_on, Club.ratings_stale_match).where(
             Club.id == club_id
@@ -99,7 +106,6 @@ def match_finished(
     if was_rated or found is None or found.later or _stale_of(found) is not None:
         _changed(club_id, match_id, played_on, found)
         return
-    seated = {player for *_rest, player in seats if player is not None}
     _store(_rate(club_id, seats, _players(club_id, seated)))
 
 

@@ -142,6 +142,43 @@ def test_finishing_and_correcting_in_any_order_equals_a_replay_from_scratch(ctx)
     assert len(kept[1]) == 4 * 11
 
 
+@pytest.mark.parametrize(
+    ("second_table", "replays"),
+    [(("Eve", "Fay", "Gus", "Hal"), 0), (("Eve", "Fay", "Gus", "Ann"), 1)],
+)
+def test_a_table_finished_after_a_later_one_of_other_players_is_appended(
+    ctx, monkeypatch, second_table, replays
+):
+    """Two tables of a night, the second started finishing first: the first is out of the
+    club's order, but none of its players has a later game, so it is appended, not
+    replayed from; with a player at both (not a real night) it is replayed. Either way
+    the ratings equal a replay of the whole history."""
+    club = clubs.create_club("Tuesday")
+    weekly_history(club, 2)
+    day = history_day(2)
+    a, b, c, d = second_table
+    first = clubs.start_club_match(
+        club, PRESETS["classic"], [Side(("Ann", "Bob")), Side(("Cid", "Dee"))], 0, day
+    )
+    second = clubs.start_club_match(club, PRESETS["classic"], [Side((a, b)), Side((c, d))], 0, day)
+    replayed = []
+    replay = ratings.replay_from
+    monkeypatch.setattr(
+        ratings, "replay_from", lambda *args, **kw: replayed.append(args) or replay(*args, **kw)
+    )
+    for loaded, points in ((second, four_deals(200, 600)), (first, four_deals(700, 100))):
+        for number, (x, y) in enumerate(points, start=1):
+            entries = [{"melded_points": x}, {"melded_points": y}]
+            loaded, _ = matches.record_deal(loaded, entries, f"k{loaded.row.id}-{number}", number)
+    assert len(replayed) == replays
+    monkeypatch.setattr(ratings, "replay_from", replay)
+    kept = snapshot(club)
+    assert len(kept[1]) == 4 * 6
+    ratings.recompute(club.id)
+    db.session.commit()
+    assert snapshot(club) == kept
+
+
 def statements_while(work):
     """How many SQL statements ``work`` sends."""
     count = 0
