@@ -1,11 +1,13 @@
 """OpenSkill ratings of club players: each side a team, PlackettLuce, kept from history.
 
-A match that finishes after every rated match of its club is rated on top of the current
-ratings (appended). Any other change (a finished match corrected, reopened, removed, or
-finished out of date order) rates the club's history again in order (date, then match)
+A finished match that comes after every rated game of its own players, in the club's order
+(date, then match), is rated on top of the current ratings (appended), whatever other
+tables of the night finished before it. Any
+other change (a finished match corrected, reopened, removed, or finished after a later
+game of one of its players) rates the club's history again in order (date, then match)
 from that match on, starting from each player's last rating point before it: in the
-request when at most ``IN_REQUEST`` finished matches follow it (a night's tables finishing
-in any order), else the club is marked "ratings updating" from that match and
+request when at most ``IN_REQUEST`` finished matches follow it (a night entered late),
+else the club is marked "ratings updating" from that match and
 ``catch_up`` brings it up to date ``CHUNK`` matches a transaction, after the answer is
 sent (``web.background``), on the next view of the club's pages, or with
 ``scorekeeper ratings``. No request's work grows with the club's history, and the result
@@ -60,9 +62,10 @@ def team_ordinal(ratings: Iterable[float | None]) -> float | None:
 
 
 #: A change with at most this many finished matches from it on is replayed in the request
-#: (the tables of one night finishing in any order; a correction of last week's game):
-#: bounded work. Further back, the club's ratings are marked as updating from that match and
-#: brought up to date after the answer (``catch_up``), never silently wrong meanwhile.
+#: (a night's tables finishing in any order, a player at two of them; last week's game
+#: corrected): bounded work. Further back, the club's ratings are marked as updating from
+#: that match and brought up to date after the answer (``catch_up``), never silently wrong
+#: meanwhile.
 IN_REQUEST = 24
 #: Matches rated again per transaction while catching up: the club (on SQLite, the
 #: database) is locked for one chunk at a time, so deals go on being saved meanwhile.
