@@ -2,14 +2,13 @@
 
 A finished match that comes after every rated game of its own players, in the club's order
 (date, then match), is rated on top of the current ratings (appended), whatever other
-tables of the night finished before it. Any
-other change (a finished match corrected, reopened, removed, or finished after a later
-game of one of its players) rates the club's history again in order (date, then match)
-from that match on, starting from each player's last rating point before it: in the
-request when at most ``IN_REQUEST`` finished matches follow it (a night entered late),
-else the club is marked "ratings updating" from that match and
-``catch_up`` brings it up to date ``CHUNK`` matches a transaction, after the answer is
-sent (``web.background``), on the next view of the club's pages, or with
+tables of the night finished before it. Any other change (a finished match corrected,
+reopened, removed, or finished after a later game of one of its players) rates the club's
+history again in order (date, then match) from that match on, starting from each player's
+last rating point before it: in the request when at most ``IN_REQUEST`` finished matches
+follow it (a night entered late), else the club is marked "ratings updating" from that
+match and ``catch_up`` brings it up to date ``CHUNK`` matches a transaction, after the
+answer is sent (``web.background``), on the next view of the club's pages, or with
 ``scorekeeper ratings``. No request's work grows with the club's history, and the result
 is always the one computed from scratch (``recompute``, which data rebuilds use, and the
 tests compare).
@@ -89,7 +88,8 @@ def match_finished(
     # of other players does not count: a match's ratings are its own players' ratings
     # before it, rated, so it is appended as a replay from it would rate it (two tables
     # of a night finishing in either order). A probe a player, along the player's own
-    # index: with ``IN``, PostgreSQL read the club's every point instead.
+    # index: with ``IN``, PostgreSQL read the club's every point instead. (``false()``:
+    # a match of guests alone has no probe, and nothing later.)
     later = or_(
         false(),
         *(
