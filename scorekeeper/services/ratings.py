@@ -16,6 +16,7 @@ tests compare).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -23,7 +24,19 @@ from datetime import date
 from typing import Any
 
 from openskill.models import PlackettLuce
-from sqlalchemy import and_, delete, exists, false, func, insert, or_, select, update
+from sqlalchemy import (
+    Integer,
+    and_,
+    bindparam,
+    delete,
+    exists,
+    false,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 
 from ..extensions import db
 from ..models import Club, MatchPlayer, Player, RatingPoint, SideResult
@@ -81,35 +94,47 @@ def match_finished(
     """Rate a finished match: on top of the current ratings when it is the newest, else as
     a change of the history from it (``match_changed``). ``seats`` are its seats as
     ``_side_rows`` reads them (the caller has just written them)."""
-    seated = {player for *_rest, player in seats if player is not None}
-    # one statement: whether one of its players has a later match rated already, where
-    # this one was rated (if it was: a correction), and whether the club's ratings are
-    # being brought up to date (any of these: it is not simply appended). A later match
-    # of other players does not count: a match's ratings are its own players' ratings
-    # before it, rated, so it is appended as a replay from it would rate it (two tables
-    # of a night finishing in either order). A probe a player, along the player's own
-    # index: with ``IN``, PostgreSQL read the club's every point instead. (``false()``:
-    # a match of guests alone has no probe, and nothing later.)
+    seated = sorted({player for *_rest, player in seats if player is not None})
+    values = {f"player{n}": player for n, player in enumerate(seated)}
+    values.update(club=club_id, match=match_id, day=played_on)
+    found = db.session.execute(_finished_statement(len(seated)), values).one_or_none()
+    if was_rated or found is None or found.later or _stale_of(found) is not None:
+        _changed(club_id, match_id, played_on, found)
+        return
+    players = _players(club_id, set(seated))
+    _store(_rate(club_id, seats, players))
+    _keep(players)
+
+
+@functools.lru_cache(maxsize=16)
+def _finished_statement(players: int) -> Any:
+    """``match_finished``'s one statement for a match of this many players, with the
+    values as parameters (``club``, ``match``, ``day``, ``player0``…): built once per
+    number of players, as building it took longer than running it. What it reads:
+    whether one of its players has a later match rated already, where this one was
+    rated (if it was: a correction), and whether the club's ratings are being brought up
+    to date (any of these: it is not simply appended). A later match of other players
+    does not count: a match's ratings are its own players' ratings before it, rated, so
+    it is appended as a replay from it would rate it (two tables of a night finishing in
+    either order). A probe a player, along the player's own index: with ``IN``,
+    PostgreSQL read the club's every point instead. (``false()``: a match of guests alone
+    has no probe, and nothing later.)"""
+    match = bindparam("match", type_=Integer)
+    place = (bindparam("day", type_=RatingPoint.played_on.type), match)
     later = or_(
         false(),
         *(
             exists().where(
-                RatingPoint.player_id == player,
-                RatingPoint.match_id != match_id,
-                at_or_after(RatingPoint, played_on, match_id),
+                RatingPoint.player_id == bindparam(f"player{n}", type_=Integer),
+                RatingPoint.match_id != match,
+                at_or_after(RatingPoint, *place),
             )
-            for player in sorted(seated)
+            for n in range(players)
         ),
     ).label("later")
-    found = db.session.execute(
-        select(later, _rated_on(match_id), Club.ratings_stale_on, Club.ratings_stale_match).where(
-            Club.id == club_id
-        )
-    ).one_or_none()
-    if was_rated or found is None or found.later or _stale_of(found) is not None:
-        _changed(club_id, match_id, played_on, found)
-        return
-    _store(_rate(club_id, seats, _players(club_id, seated)))
+    return select(later, _rated_on(match), Club.ratings_stale_on, Club.ratings_stale_match).where(
+        Club.id == bindparam("club", type_=Integer)
+    )
 
 
 def match_changed(club_id: int, match_id: int, played_on: date) -> None:
@@ -125,7 +150,7 @@ def match_changed(club_id: int, match_id: int, played_on: date) -> None:
     _changed(club_id, match_id, played_on, found)
 
 
-def _rated_on(match_id: int) -> Any:
+def _rated_on(match_id: Any) -> Any:
     """The day the match was rated for (by the match's own index: its points are the
     club's), or None when it has no rating point: a column ``rated_on``."""
     rated = select(func.min(RatingPoint.played_on)).where(RatingPoint.match_id == match_id)
@@ -166,12 +191,12 @@ def replay_from(
     players = _players(club_id)
     last = _last_before(club_id, touched, since)
     for player_id in touched & players.keys():
-        mu, sigma = last.get(player_id, (None, None))
-        players[player_id].rating_mu, players[player_id].rating_sigma = mu, sigma
+        players[player_id].set(*last.get(player_id, (None, None)))
     by_match: dict[int, list[tuple[int, int, date, int, int | None]]] = {}
     for row in seats:
         by_match.setdefault(row[0], []).append(row)
     _store([point for sides in by_match.values() for point in _rate(club_id, sides, players)])
+    _keep(players)
     return upto, len(by_match)
 
 
@@ -218,6 +243,7 @@ def recompute(club_id: int) -> None:
     for row in _side_rows(club_id, None):
         by_match.setdefault(row[0], []).append(row)
     _store([point for sides in by_match.values() for point in _rate(club_id, sides, players)])
+    _keep(players)
 
 
 def _stale_from(club_id: int) -> tuple[date, int] | None:
@@ -295,16 +321,58 @@ def _last_before(
     return {player_id: (mu, sigma) for player_id, mu, sigma in rows}
 
 
-def _players(club_id: int, only: set[int] | None = None) -> dict[int, Player]:
-    """The club's players (``only``: those of these ids) as they are now (the club is
-    locked: ``services.locks``), not as an earlier statement of the transaction may have
-    read them. A match appended reads its own players only: a club of hundreds of
-    occasional players would otherwise load every one of them at each finish."""
-    query = select(Player).where(Player.club_id == club_id)
+@dataclass
+class Rated:
+    """A player's rating as read from the player's row, then as rated here (``changed``:
+    to be written back, ``_keep``)."""
+
+    mu: float | None
+    sigma: float | None
+    changed: bool = False
+
+    def set(self, mu: float | None, sigma: float | None) -> None:
+        self.mu, self.sigma, self.changed = mu, sigma, True
+
+
+def _players(club_id: int, only: set[int] | None = None) -> dict[int, Rated]:
+    """The ratings of the club's players (``only``: those of these ids) as they are now
+    (the club is locked: ``services.locks``), read as plain columns, not as an earlier
+    statement of the transaction may have loaded their objects. A match appended reads
+    its own players only: a club of hundreds of occasional players would otherwise load
+    every one of them at each finish."""
+    query = select(Player.id, Player.rating_mu, Player.rating_sigma).where(
+        Player.club_id == club_id
+    )
     if only is not None:
         query = query.where(Player.id.in_(sorted(only)))
-    rows = db.session.scalars(query.execution_options(populate_existing=True))
-    return {p.id: p for p in rows}
+    return {player_id: Rated(mu, sigma) for player_id, mu, sigma in db.session.execute(query)}
+
+
+#: ``_keep``'s statement: one player's rating, sent for every player rated at once.
+_KEEP = (
+    update(Player.__table__)
+    .where(Player.__table__.c.id == bindparam("player"))
+    .values(rating_mu=bindparam("mu"), rating_sigma=bindparam("sigma"))
+)
+
+
+def _keep(players: dict[int, Rated]) -> None:
+    """Write the changed ratings back to their players' rows, in one statement sent for
+    them all (the ORM's flush of loaded players cost about as much as the rating). A
+    player's object the session holds, if any, reads its rating again when next used."""
+    changed = [
+        {"player": player_id, "mu": rated.mu, "sigma": rated.sigma}
+        for player_id, rated in sorted(players.items())
+        if rated.changed
+    ]
+    if not changed:
+        return
+    session = db.session()
+    session.execute(_KEEP, changed)
+    for row in changed:
+        held = session.identity_map.get(session.identity_key(Player, row["player"]))
+        if held is not None:
+            session.expire(held, ["rating_mu", "rating_sigma"])
 
 
 def _side_rows(
@@ -347,7 +415,7 @@ def _side_rows(
 def _rate(
     club_id: int,
     seats: Sequence[tuple[int, int, date, int, int | None]],
-    players: dict[int, Player],
+    players: dict[int, Rated],
 ) -> list[dict[str, Any]]:
     """Rate one match from its seats: each player's new rating (on the player) and the
     history points to store (``_store``)."""
@@ -371,8 +439,7 @@ def _rate(
         for player_id, rating in zip(teams[side], ratings, strict=True):
             if player_id is None or player_id not in players:
                 continue
-            player = players[player_id]
-            player.rating_mu, player.rating_sigma = rating.mu, rating.sigma
+            players[player_id].set(rating.mu, rating.sigma)
             found.append(
                 {
                     "player_id": player_id,
@@ -394,7 +461,7 @@ def _store(points: list[dict[str, Any]]) -> None:
         db.session.execute(insert(RatingPoint.__table__), points)
 
 
-def _current(player: Player | None) -> tuple[float, float]:
-    if player is None or player.rating_mu is None or player.rating_sigma is None:
+def _current(player: Rated | None) -> tuple[float, float]:
+    if player is None or player.mu is None or player.sigma is None:
         return (START_MU, START_SIGMA)
-    return (player.rating_mu, player.rating_sigma)
+    return (player.mu, player.sigma)

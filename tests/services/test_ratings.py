@@ -231,7 +231,7 @@ def test_a_match_appended_reads_its_own_players_only(ctx, monkeypatch):
 
     def watched(club_id, only=None):
         found = players(club_id, only)
-        loaded.append(sorted(p.name for p in found.values()))
+        loaded.append(sorted(db.session.get(Player, player_id).name for player_id in found))
         return found
 
     monkeypatch.setattr(ratings, "_players", watched)
@@ -243,6 +243,30 @@ def test_a_match_appended_reads_its_own_players_only(ctx, monkeypatch):
     ratings.recompute(club.id)
     db.session.commit()
     assert snapshot(club) == incremental
+
+
+def test_a_player_the_session_holds_reads_the_rating_written(ctx):
+    """Ratings are written to the players' rows as plain columns; a player's object the
+    session already holds (a save keeps its objects past its commit) reads the new rating,
+    not the one it had when the finishing deal was saved."""
+    club = clubs.create_club("Tuesday")
+    play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), history_day(0))
+    sides = [Side(("Ann", "Bob")), Side(("Cid", "Dee"))]
+    loaded = clubs.start_club_match(club, PRESETS["classic"], sides, 0, history_day(1))
+    deals = four_deals(700, 100)
+    for number, points in enumerate(deals[:-1], start=1):
+        entries = [{"melded_points": p} for p in points]
+        loaded, _ = matches.record_deal(loaded, entries, f"deal-{number}", number)
+    ann = db.session.scalar(select(Player).where(Player.name == "Ann"))
+    first = ann.rating_mu  # loaded now, held through the last deal's save
+    entries = [{"melded_points": p} for p in deals[-1]]
+    loaded, _ = matches.record_deal(loaded, entries, "deal-4", 4)
+    assert loaded.game.finished
+    stored = db.session.execute(
+        select(Player.__table__.c.rating_mu).where(Player.__table__.c.id == ann.id)
+    ).scalar_one()
+    assert ann.rating_mu == stored
+    assert stored > first
 
 
 def history_day(week):
