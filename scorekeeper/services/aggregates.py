@@ -225,16 +225,29 @@ def _any_after(
     game order: read along that order from ``place``, each side's seats looked up by its
     ``(player, side)`` index (as ``_sides_of``, so that PostgreSQL does not join every seat
     the players ever had), stopping at the first."""
-    after = tuple_(SideResult.played_on, SideResult.match_id) > tuple_(*place)
-    theirs = (
+    values = {"club": club_id, "day": place[0], "match": place[1], "players": list(players)}
+    return bool(session.scalar(_ANY_AFTER, values))
+
+
+#: ``_any_after``'s statement, with the values as parameters: built once, as building it
+#: took about as long as running it.
+_ANY_AFTER = select(
+    exists().where(
+        SideResult.club_id == bindparam("club", type_=Integer),
+        tuple_(SideResult.played_on, SideResult.match_id)
+        > tuple_(
+            bindparam("day", type_=SideResult.played_on.type), bindparam("match", type_=Integer)
+        ),
         select(MatchPlayer.id)
-        .where(MatchPlayer.side_id == SideResult.side_id, MatchPlayer.player_id.in_(players))
+        .where(
+            MatchPlayer.side_id == SideResult.side_id,
+            MatchPlayer.player_id.in_(bindparam("players", expanding=True, type_=Integer)),
+        )
         .limit(1)
         .scalar_subquery()
-        .is_not(None)
+        .is_not(None),
     )
-    found = select(exists().where(SideResult.club_id == club_id, after, theirs))
-    return bool(session.scalar(found))
+)
 
 
 def _newer(
@@ -458,18 +471,21 @@ def _read(
     texts = [members_text(k) for k in (*players, *pairs)]
     if not texts:
         return {}
-    rows = session.execute(
-        select(StandingLine.__table__).where(
-            StandingLine.club_id == club_id,
-            StandingLine.scope.in_(scopes),
-            StandingLine.members.in_(texts),
-        )
-    )
+    values = {"club": club_id, "scopes": list(scopes), "members": texts}
+    rows = session.execute(_READ, values)
     found = {}
     for row in rows:
         line = line_from(row)
         found[row.scope, row.kind, line.key] = line
     return found
+
+
+#: ``_read``'s statement, with the values as parameters: built once.
+_READ = select(StandingLine.__table__).where(
+    StandingLine.club_id == bindparam("club", type_=Integer),
+    StandingLine.scope.in_(bindparam("scopes", expanding=True, type_=Integer)),
+    StandingLine.members.in_(bindparam("members", expanding=True, type_=StandingLine.members.type)),
+)
 
 
 def _replace(session: Session, club_id: int, found: Sequence[Found]) -> None:
