@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import selectinload
 
 from ..database import reading_first
@@ -65,6 +65,24 @@ def known_names(limit: int = 50) -> list[str]:
     return list(rows)
 
 
+#: ``load_match``'s query, the public id bound when it runs: built once, as building it
+#: (its loader options above all) cost a save about as much as running it.
+_MATCH = (
+    select(MatchRow)
+    .where(MatchRow.public_id == bindparam("public_id"))
+    .options(
+        # a side's players and a deal's sides ride in with their parents (two queries
+        # fewer than a query per level: a fifth of the match page's CPU was loading).
+        # Not joined to the match itself: the lock's FOR UPDATE may not reach the
+        # outer side of a join (PostgreSQL), and a selectin query carries no lock.
+        selectinload(MatchRow.sides).joinedload(MatchSide.players),
+        selectinload(MatchRow.deals).joinedload(Deal.sides),
+    )
+)
+#: The same under the match's row lock (``locks.locked``).
+_MATCH_LOCKED = locks.locked(_MATCH)
+
+
 def load_match(public_id: str, *, for_update: bool = False) -> LoadedMatch | None:
     """The match with this public id, with its sides and deals, or None.
 
@@ -74,20 +92,8 @@ def load_match(public_id: str, *, for_update: bool = False) -> LoadedMatch | Non
     """
     if not is_public_id(public_id):
         return None
-    query = (
-        select(MatchRow)
-        .where(MatchRow.public_id == public_id)
-        .options(
-            # a side's players and a deal's sides ride in with their parents (two queries
-            # fewer than a query per level: a fifth of the match page's CPU was loading).
-            # Not joined to the match itself: the lock's FOR UPDATE may not reach the
-            # outer side of a join (PostgreSQL), and a selectin query carries no lock.
-            selectinload(MatchRow.sides).joinedload(MatchSide.players),
-            selectinload(MatchRow.deals).joinedload(Deal.sides),
-        )
-    )
     session = db.session()
-    row = session.scalar(locks.locked(query) if for_update else query)
+    row = session.scalar(_MATCH_LOCKED if for_update else _MATCH, {"public_id": public_id})
     if row is None:
         return None
     # Read in a transaction that reads first (SQLite), the row is not locked until the
