@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from ..engine import Breakdown, SideEntry
 from ..extensions import db
@@ -199,16 +199,19 @@ class History:
         return any(c.deal == number and c.kind in (CORRECTED, RESTORED) for c in self.changes)
 
 
+#: A match's events with their accounts' current names, in one query, the match bound
+#: when it runs (built once: every save's answer and every match page reads it).
+_TRAIL = (
+    select(AuditEvent, Account.username)
+    .outerjoin(Account, Account.id == AuditEvent.account_id)
+    .where(AuditEvent.match_id == bindparam("match"))
+    .order_by(AuditEvent.id)
+)
+
+
 def history(row: MatchRow, next_deal: int | None) -> History:
     """The match's trail for its page (``next_deal``: the deal to play now, or None)."""
-    # the events with their accounts' current names, in one query
-    query = (
-        select(AuditEvent, Account.username)
-        .outerjoin(Account, Account.id == AuditEvent.account_id)
-        .where(AuditEvent.match_id == row.id)
-        .order_by(AuditEvent.id)
-    )
-    found = db.session.execute(query).all()
+    found = db.session.execute(_TRAIL, {"match": row.id}).all()
     events = [event for event, _name in found]
     names = {event.account_id: name for event, name in found if name is not None}
     changes = [_change(e, names) for e in events]

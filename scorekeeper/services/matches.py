@@ -14,7 +14,7 @@ from datetime import date
 from typing import Any
 
 from flask_babel import gettext as _
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -115,10 +115,12 @@ def start_match(
 
 def rematch_of(row: MatchRow) -> str | None:
     """The public id of the rematch already started from the finished match ``row``."""
-    found: str | None = db.session.scalar(
-        select(MatchRow.public_id).where(MatchRow.rematch_of_id == row.id)
-    )
+    found: str | None = db.session.scalar(_REMATCH, {"match": row.id})
     return found
+
+
+#: ``rematch_of``'s query (built once: every finishing save's answer reads it).
+_REMATCH = select(MatchRow.public_id).where(MatchRow.rematch_of_id == bindparam("match"))
 
 
 def _remember_names(names: Any) -> None:
