@@ -58,17 +58,26 @@ def refuse_nul(engine: Engine) -> None:
 
 
 def _holds_nul(parameters: Any) -> bool:
-    """Whether any text in the parameters (a row, or rows: tuples, lists or dicts) has NUL."""
-    stack = [parameters]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
+    """Whether any text in the parameters (a row, or rows: tuples, lists or dicts) has NUL.
+
+    It runs before every statement, over every value sent (an upsert of a finish's lines
+    sends some 200): numbers and None, most of them, are passed over by their exact type
+    first, which made it about three times faster than checking every value's kind."""
+    if isinstance(parameters, dict):
+        parameters = parameters.values()
+    elif isinstance(parameters, str):
+        return NUL in parameters
+    elif not isinstance(parameters, (list, tuple)):
+        return False
+    for item in parameters:
+        kind = type(item)
+        if kind is int or kind is float or item is None:
+            continue
+        if kind is str:
             if NUL in item:
                 return True
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
+        elif _holds_nul(item):  # rows, a text of a subclass of str, anything else
+            return True
     return False
 
 

@@ -12,11 +12,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
 from flask import Flask
+from markupsafe import Markup
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -564,3 +566,22 @@ def test_in_one_server_process_a_deal_post_holds_the_turn_from_its_start(
         assert not database.begin_writing(db.session())
         db.session.rollback()
         db.session.remove()
+
+
+@pytest.mark.parametrize(
+    ("parameters", "holds"),
+    [
+        ((1, 2.5, None, True, "text", date(2024, 3, 5), b"\x00 bytes"), False),
+        ((1, "a\x00b"), True),
+        ([(1, "x"), (2, "y"), (3, "\x00")], True),  # executemany: the last row
+        ({"name": "Ann", "day": date(2024, 3, 5), "n": 3}, False),
+        ([{"name": "Ann"}, {"name": "Bob\x00"}], True),
+        ({"ids": [1, 2, "3\x00"]}, True),  # an array parameter (PostgreSQL)
+        ((Markup("<b>\x00</b>"),), True),  # a subclass of str is text too
+        ("\x00", True),
+        ((), False),
+        (None, False),
+    ],
+)
+def test_text_with_a_nul_is_found_in_any_shape_of_parameters(parameters, holds):
+    assert database._holds_nul(parameters) is holds
