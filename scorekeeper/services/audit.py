@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, insert, select
 
 from ..engine import Breakdown, SideEntry
 from ..extensions import db
@@ -88,10 +88,22 @@ def restored_from(submission_key: str) -> int | None:
 # Writers: one per kind of change, each adds one event to the open transaction.
 
 
-def deal_recorded(row: MatchRow, deal: Deal, actor: Actor) -> None:
-    """A new deal was added (typed in, or restored from its removal)."""
-    kind = RESTORED if restored_from(deal.submission_key) is not None else RECORDED
-    _add(row, deal.number, kind, actor, after=_stored(deal))
+def deal_recorded(
+    row: MatchRow,
+    number: int,
+    submission_key: str,
+    sides: Sequence[dict[str, Any]],
+    actor: Actor,
+    at: datetime,
+) -> None:
+    """A new deal was added (typed in, or restored from its removal): ``sides`` are its
+    sides' rows as just written (``entry`` and ``total`` are kept). Written at once, as
+    the deal was (``services.matches._write_deal``), not left to the session's flush."""
+    kind = RESTORED if restored_from(submission_key) is not None else RECORDED
+    after = {"sides": [{"entry": side["entry"], "total": side["total"]} for side in sides]}
+    event = {"match_id": row.id, "deal_number": number, "kind": kind, "at": at}
+    event.update(before=None, after=after, **_who(actor))
+    db.session.connection().execute(insert(AuditEvent.__table__), event)
 
 
 def deal_corrected(
@@ -145,10 +157,14 @@ def _add(
             at=utcnow(),
             before=before,
             after=after,
-            actor=actor.label[:ACTOR_LENGTH],
-            account_id=actor.account_id,
+            **_who(actor),
         )
     )
+
+
+def _who(actor: Actor) -> dict[str, Any]:
+    """An event's columns naming who made the change."""
+    return {"actor": actor.label[:ACTOR_LENGTH], "account_id": actor.account_id}
 
 
 # Reads: for the match page's history and for restoring a removed deal.

@@ -11,7 +11,8 @@ from sqlalchemy import func, select
 
 from scorekeeper.engine import PRESETS, EntryError, MatchError, Side
 from scorekeeper.extensions import db
-from scorekeeper.models import Deal, DealSide
+from scorekeeper.models import AuditEvent, Deal, DealSide
+from scorekeeper.services import live
 from scorekeeper.services import matches as service
 
 OUT = {"clean": 2, "dirty": 2, "wild": 1}
@@ -149,6 +150,46 @@ def test_finishing_removing_and_reopening_keep_the_match_status_right() -> None:
     assert (row.finished, row.reopened, row.deal_count) == (True, False, 4)
     with pytest.raises(MatchError, match="reopen it"):  # finished again: closed again
         service.remove_last_deal(_reload(loaded), 4)
+
+
+def _as_held(loaded: Any) -> tuple[Any, ...]:
+    """What a page shows of a match, from the objects as they are held."""
+    row = loaded.row
+    return (
+        live.version_of(row.deal_count, row.finished, row.reopened, row.updated_at, None),
+        (row.finished, row.winner_position, row.finished_at is not None),
+        [side.total for side in row.sides],
+        [(deal.id, deal.number, deal.version, deal.submission_key) for deal in row.deals],
+        [[(side.entry, side.total) for side in deal.sides] for deal in row.deals],
+    )
+
+
+@pytest.mark.usefixtures("ctx")
+def test_a_saved_deal_is_held_by_the_session_as_stored_with_nothing_left_to_flush() -> None:
+    """A deal is written statement by statement, not by the session's flush; the objects
+    the save returns (what the page answering it shows) hold what was stored: the match's
+    columns, its sides' totals, its deals (the new one's sides read when asked), after
+    every deal of a match, the finishing one and one after a reopening included."""
+    loaded = _start()
+    deals = [STANDARD, EVEN, EVEN, EVEN]
+    for n, deal in enumerate(deals, start=1):
+        loaded, saved = service.record_deal(_reload(loaded), deal, f"key-{n}", n)
+        assert saved and not db.session.new and not db.session.dirty
+        held = _as_held(loaded)
+        assert held == _as_held(_reload(loaded))
+    assert held[1] == (True, 0, True)
+    trail = db.session.scalars(select(AuditEvent).order_by(AuditEvent.id)).all()
+    assert [(event.deal_number, event.kind) for event in trail] == [
+        (n, "recorded") for n in range(1, 5)
+    ]
+    # each event keeps its deal's sides as stored
+    assert [[(s["entry"], s["total"]) for s in event.after["sides"]] for event in trail] == held[4]
+    service.reopen(_reload(loaded))
+    service.remove_last_deal(_reload(loaded), 4)
+    loaded, saved = service.record_deal(_reload(loaded), EVEN, "key-4-again", 4)
+    assert saved and not db.session.new and not db.session.dirty
+    assert _as_held(loaded) == _as_held(_reload(loaded))
+    assert (loaded.row.finished, loaded.row.reopened) == (True, False)
 
 
 @pytest.mark.usefixtures("ctx")
