@@ -16,7 +16,7 @@ event ``restored``. A form cannot send such a key (the views accept letters, dig
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -100,7 +100,7 @@ def deal_recorded(
     sides' rows as just written (``entry`` and ``total`` are kept). Written at once, as
     the deal was (``services.matches._write_deal``), not left to the session's flush."""
     kind = RESTORED if restored_from(submission_key) is not None else RECORDED
-    after = {"sides": [{"entry": side["entry"], "total": side["total"]} for side in sides]}
+    after = _sides((side["entry"], side["total"]) for side in sides)
     event = {"match_id": row.id, "deal_number": number, "kind": kind, "at": at}
     event.update(before=None, after=after, **_who(actor))
     db.session.connection().execute(insert(AuditEvent.__table__), event)
@@ -114,12 +114,7 @@ def deal_corrected(
     actor: Actor,
 ) -> None:
     """Deal ``deal`` (still holding its old sides) is about to be replaced by ``entries``."""
-    after = {
-        "sides": [
-            {"entry": entry.to_dict(), "total": b.total}
-            for entry, b in zip(entries, breakdowns, strict=True)
-        ]
-    }
+    after = _sides((entry.to_dict(), b.total) for entry, b in zip(entries, breakdowns, strict=True))
     _add(row, deal.number, CORRECTED, actor, before=_stored(deal), after=after)
 
 
@@ -138,7 +133,12 @@ def match_reopened(row: MatchRow, actor: Actor) -> None:
 
 def _stored(deal: Deal) -> dict[str, Any]:
     """The deal's sides as stored: each entry as entered, and its deal score."""
-    return {"sides": [{"entry": copy.deepcopy(s.entry), "total": s.total} for s in deal.sides]}
+    return _sides((copy.deepcopy(side.entry), side.total) for side in deal.sides)
+
+
+def _sides(sides: Iterable[tuple[dict[str, Any], int]]) -> dict[str, Any]:
+    """An event's snapshot of a deal's sides from (entry, deal score) pairs."""
+    return {"sides": [{"entry": entry, "total": total} for entry, total in sides]}
 
 
 def _add(

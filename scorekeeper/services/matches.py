@@ -201,16 +201,7 @@ def _write_deal(row: MatchRow, game: Match, submission_key: str, actor: Actor) -
     new.update(created_at=now, updated_at=now)
     deal_id = connection.execute(_NEW_DEAL, new).scalar_one()
     sides = [
-        {
-            "deal_id": deal_id,
-            "position": position,
-            "entry": entry.to_dict(),
-            "went_out": entry.went_out,
-            **b.as_dict(),
-        }
-        for position, (entry, b) in enumerate(
-            zip(recorded.entries, recorded.score.sides, strict=True)
-        )
+        {"deal_id": deal_id, **side} for side in _side_rows(recorded.entries, recorded.score.sides)
     ]
     connection.execute(insert(DealSide.__table__), sides)
     audit.deal_recorded(row, number, submission_key, sides, actor, now)
@@ -262,9 +253,8 @@ def _commit_as_written(row: MatchRow, game: Match) -> AsSaved:
     return what else that page shows of the match (``AsSaved``), read in the transaction
     after the writes."""
     session = db.session()
-    session.flush()
     history = audit.history(row, game.current_deal)
-    # the version of the match as flushed: its row as written, its newest event read
+    # the version of the match: its row as written (``_write_deal``), its newest event read
     version = live.version_of(
         row.deal_count, row.finished, row.reopened, row.updated_at, history.newest
     )
@@ -407,15 +397,17 @@ def _deal_row(row: MatchRow, number: int) -> Deal:
 
 
 def _fill_deal(deal: Deal, entries: Sequence[SideEntry], breakdowns: Sequence[Breakdown]) -> None:
-    for position, (entry, b) in enumerate(zip(entries, breakdowns, strict=True)):
-        deal.sides.append(
-            DealSide(
-                position=position,
-                entry=entry.to_dict(),
-                went_out=entry.went_out,
-                **b.as_dict(),
-            )
-        )
+    deal.sides.extend(DealSide(**side) for side in _side_rows(entries, breakdowns))
+
+
+def _side_rows(
+    entries: Sequence[SideEntry], breakdowns: Sequence[Breakdown]
+) -> list[dict[str, Any]]:
+    """A deal's sides as stored: each entry as entered, its breakdown as scored."""
+    return [
+        {"position": position, "entry": entry.to_dict(), "went_out": entry.went_out, **b.as_dict()}
+        for position, (entry, b) in enumerate(zip(entries, breakdowns, strict=True))
+    ]
 
 
 def _update_match(row: MatchRow, game: Match) -> None:
