@@ -180,6 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     # the server process serve starts (and starts again after a crash): keeper.py
     run.add_argument("--listening-fd", type=int, default=None, help=argparse.SUPPRESS)
+    run.add_argument("--balance-fd", type=int, default=None, help=argparse.SUPPRESS)
+    run.add_argument("--slot", type=int, default=0, help=argparse.SUPPRESS)
     run.set_defaults(handler=serve)
     up = commands.add_parser(
         "migrate",

@@ -160,10 +160,11 @@ def serve(args: argparse.Namespace) -> int:
         )
     app = create_app()
     if args.listening_fd is not None:  # the child: serve on the socket its parent opened
-        keeper.serve_on_inherited(app, args.listening_fd, args.threads)
+        balance = (args.balance_fd, args.slot) if args.balance_fd is not None else None
+        keeper.serve_on_inherited(app, args.listening_fd, args.threads, balance)
         return 0
     try:
-        sock = keeper.listen(args.host, args.port, spread=args.workers > 1)
+        sock = keeper.listen(args.host, args.port)
     except OSError as exc:
         raise port_error(exc, args.host, args.port) from exc
     try:

@@ -3,15 +3,13 @@ several, ``--workers``), started again at once if it ever dies of a crash (issue
 segmentation fault in a C extension must not end a club night).
 
 The parent binds the listening socket, applies the migrations and prints the addresses,
-then runs the server in child processes that inherit a listening socket
-(``--listening-fd``), so connections that arrive while a child is being replaced wait in
-the socket's queue instead of being refused. With several children on Linux, each has a
-socket of its own on the one port (``SO_REUSEPORT``), and the kernel spreads new
-connections over them evenly: on one shared socket, whichever child woke first accepted
-nearly every connection opened at once (a proxy's pool, a burst of phones), 15 of 16 in a
-measurement, and kept them, so a second process added little. The parent holds every
-child's socket open, so the connections of a child being replaced wait for the new one.
-Elsewhere (macOS spreads nothing that way) the children share one socket.
+then runs the server in child processes that inherit it (``--listening-fd``), so
+connections that arrive while a child is being replaced wait in the socket's queue
+instead of being refused. With several children, the one holding the fewest connections
+accepts the next (``Balance``), as a proxy's "least connections" does: left to itself,
+whichever child woke first took nearly every connection opened at once (a proxy's pool, a
+burst of phones), and a socket per child (Linux's ``SO_REUSEPORT``) spread them by a hash
+of their addresses, 10 to one and 6 to the other of 16 as often as 8 and 8.
 Each child is a fresh Python that opens its own database connections (the parent closes
 its own before starting them). Every deal the server acknowledged was committed before
 the answer left, so a restart loses nothing; a phone that sent a deal just as the server
@@ -28,12 +26,14 @@ rather than a rare crash).
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import queue
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import deque
@@ -59,9 +59,6 @@ MOST_WORKERS = 64
 THREADS = 4
 #: Whether children can inherit the listening socket (not on Windows).
 CAN_KEEP = os.name == "posix"
-#: Whether several listening sockets can share one port with the kernel spreading new
-#: connections over them (Linux; macOS and the BSDs accept the option but do not spread).
-CAN_SPREAD = sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
 WINDOW = 60.0
 #: How often the child checks that its parent is still there.
 ORPHAN_CHECK = 0.5
@@ -71,31 +68,13 @@ class KeeperError(Exception):
     """The server cannot be kept running (it keeps crashing at once)."""
 
 
-def listen(host: str, port: int, spread: bool = False) -> socket.socket:
-    """A listening socket on ``host:port`` (OSError when that cannot be); ``spread``: one
-    that more sockets can join on the same port (``spread_over``), where that spreads."""
-    if spread and CAN_SPREAD:
-        # The port must be free of any other listener first: one that set SO_REUSEPORT
-        # too (another serve --workers by the same user) would be joined, not refused.
-        with socket.socket(_family(host), socket.SOCK_STREAM) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            probe.bind((host, port))  # bound only: it never takes a connection
-            port = probe.getsockname()[1]  # the port chosen, when asked for any (0)
-        return _bound(host, port, share=True)
-    return _bound(host, port, share=False)
-
-
-def _family(host: str) -> socket.AddressFamily:
-    return socket.AF_INET6 if ":" in host else socket.AF_INET
-
-
-def _bound(host: str, port: int, share: bool) -> socket.socket:
-    sock = socket.socket(_family(host), socket.SOCK_STREAM)
+def listen(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (OSError when that cannot be), for the server's
+    processes to inherit."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     try:
         if os.name == "posix":
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if share:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind((host, port))
         sock.listen(1024)
     except OSError:
@@ -105,27 +84,63 @@ def _bound(host: str, port: int, share: bool) -> socket.socket:
     return sock
 
 
-def spread_over(sock: socket.socket, count: int) -> list[socket.socket]:
-    """``count`` listening sockets for ``count`` server processes: ``sock`` and, when it
-    was made to be joined (``listen(..., spread=True)``), new ones on its port that the
-    kernel spreads new connections over; otherwise ``sock`` for every process."""
-    joinable = CAN_SPREAD and sock.getsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT)
-    if count < 2 or not joinable:
-        return [sock] * count
-    host, port = sock.getsockname()[:2]
-    found = [sock]
-    try:
-        found += [_bound(host, port, share=True) for _ in range(count - 1)]
-    except OSError:  # cannot happen short of running out of descriptors: share the one
-        for extra in found[1:]:
-            extra.close()
-        return [sock] * count
-    return found
+class Balance:
+    """How many connections each server process holds, in memory they all share, so that
+    a process that holds more than another does not accept the next one (``may_accept``).
+
+    A slot per process, ``serve --workers`` of them: its count of open connections and
+    when it last wrote it (milliseconds of the system's monotonic clock), two 64-bit
+    integers, in a file the parent makes and every process maps into memory
+    (``--balance-fd``). A process writes its slot each time its server's loop asks whether
+    to listen, at least every ``LOOK`` seconds: a slot not written for ``STALE`` seconds
+    (its process gone, stopped or not started yet) counts for nothing. A process that may
+    not accept stops listening, and looks again when its own connections' traffic or
+    ``LOOK`` wakes it; the one holding the fewest always listens.
+    """
+
+    #: The longest a process that stopped listening waits before it looks again.
+    LOOK = 0.05
+    #: A slot this old is of no process that is serving.
+    STALE = 1.0
+
+    def __init__(self, fd: int, file: Any = None) -> None:
+        self.fd = fd
+        self._mapped = mmap.mmap(fd, os.fstat(fd).st_size)
+        self._slots = memoryview(self._mapped).cast("q")
+        self._file = file  # the parent's: closed with the balance
+
+    @classmethod
+    def create(cls, processes: int) -> Balance:
+        """A new balance for ``processes``, in a file of its own that is gone once closed
+        (pass ``fd`` to the processes)."""
+        file = tempfile.TemporaryFile()  # noqa: SIM115 - open as long as the balance
+        file.truncate(processes * 2 * 8)
+        os.set_inheritable(file.fileno(), True)
+        return cls(file.fileno(), file)
+
+    def may_accept(self, slot: int, connections: int) -> bool:
+        """Note that the process of ``slot`` holds ``connections``; whether it may accept
+        another: when no other process that is serving holds fewer."""
+        now = int(time.monotonic() * 1000)
+        slots = self._slots
+        slots[2 * slot], slots[2 * slot + 1] = connections, now
+        fresh = now - int(self.STALE * 1000)
+        for other in range(0, len(slots), 2):
+            if other != 2 * slot and slots[other + 1] >= fresh and slots[other] < connections:
+                return False
+        return True
+
+    def close(self) -> None:
+        self._slots.release()
+        self._mapped.close()
+        if self._file is not None:
+            self._file.close()
 
 
-def worker_command(fd: int, threads: int) -> list[str]:
-    """The child's command line: this Python, this package, the inherited socket."""
-    return [
+def worker_command(fd: int, threads: int, balance: tuple[int, int] | None = None) -> list[str]:
+    """The child's command line: this Python, this package, the inherited socket, and
+    (several children) the ``Balance``'s descriptor and the child's slot in it."""
+    command = [
         sys.executable,
         "-m",
         "scorekeeper.cli",
@@ -135,6 +150,9 @@ def worker_command(fd: int, threads: int) -> list[str]:
         "--threads",
         str(threads),
     ]
+    if balance is not None:
+        command += ["--balance-fd", str(balance[0]), "--slot", str(balance[1])]
+    return command
 
 
 def worker_env(workers: int) -> dict[str, str]:
@@ -147,9 +165,9 @@ def keep_serving(
     sock: socket.socket, threads: int, err: TextIO | None = None, workers: int = 1
 ) -> int:
     """Run the server in ``workers`` child processes that accept connections on ``sock``
-    (each on a socket of its own on the same port, where ``spread_over`` can), and start
-    each again whenever it crashes, on the same socket; return the exit status of the
-    first one that stops on its own (the others are stopped then)."""
+    (the one holding the fewest accepting the next: ``Balance``), and start each again
+    whenever it crashes; return the exit status of the first one that stops on its own
+    (the others are stopped then)."""
     stream = err or sys.stderr
     env = worker_env(workers)
     # The same rate of deaths per process as with one: a broken installation kills every
@@ -159,11 +177,15 @@ def keep_serving(
     children: dict[int, subprocess.Popen[bytes]] = {}  # slot -> its current process
     started: dict[int, float] = {}
     ended: queue.Queue[int] = queue.Queue()  # the slots whose process has ended
-    sockets = spread_over(sock, workers)  # held open here while their processes change
+    balance = Balance.create(workers) if workers > 1 else None
 
     def start(slot: int) -> None:
-        fd = sockets[slot].fileno()
-        child = subprocess.Popen(worker_command(fd, threads), env=env, pass_fds=(fd,))
+        fd = sock.fileno()
+        if balance is None:
+            child = subprocess.Popen(worker_command(fd, threads), env=env, pass_fds=(fd,))
+        else:
+            command = worker_command(fd, threads, (balance.fd, slot))
+            child = subprocess.Popen(command, env=env, pass_fds=(fd, balance.fd))
         children[slot], started[slot] = child, time.monotonic()
 
         def reap() -> None:
@@ -218,9 +240,8 @@ def keep_serving(
     finally:
         signal.signal(signal.SIGTERM, previous)
         _end_all(children.values(), patience=0.0)  # none is left running on its own
-        for extra in sockets[1:]:
-            if extra is not sock:
-                extra.close()
+        if balance is not None:
+            balance.close()
 
 
 def _status(code: int) -> int:
@@ -249,21 +270,41 @@ def _end_all(children: Iterable[subprocess.Popen[bytes]], patience: float) -> No
         child.wait()
 
 
-def serve_on_inherited(app: Any, fd: int, threads: int) -> None:
+def serve_on_inherited(
+    app: Any, fd: int, threads: int, balance: tuple[int, int] | None = None
+) -> None:
     """The child: serve ``app`` with waitress on the socket ``fd`` its parent opened,
-    until told to stop, or until the parent is gone."""
+    until told to stop, or until the parent is gone; ``balance``: the ``Balance``'s
+    descriptor and this child's slot, when it is one of several."""
     from waitress import create_server
 
     from .app import settle
 
     sock = socket.socket(fileno=fd)
     server = create_server(app, sockets=[sock], threads=threads, ident="scorekeeper")
+    if balance is not None:
+        _accept_in_balance(server, Balance(balance[0]), balance[1])
     settle(app)  # after waitress has built its own: kept out of full collections too
     _end_with_parent(os.getppid())
     try:
         server.run()
     finally:
         server.close()
+
+
+def _accept_in_balance(server: Any, balance: Balance, slot: int) -> None:
+    """Make waitress's ``server`` listen only while ``balance`` lets it accept. Its loop
+    asks ``readable`` before each wait, and accepts one connection a turn of it."""
+    listening = server.readable
+
+    def readable() -> bool:
+        allowed = balance.may_accept(slot, len(server.active_channels))
+        return bool(listening()) and allowed
+
+    server.readable = readable
+    # waitress's loop waits up to a second (an int setting): not listening, this process
+    # would not notice meanwhile that another had come to hold more connections
+    server.adj.asyncore_loop_timeout = Balance.LOOK
 
 
 def _end_with_parent(parent: int) -> None:

@@ -564,7 +564,7 @@ def test_a_server_that_keeps_crashing_is_told_in_the_environments_language(
 
     speak(monkeypatch, "cs")
     crash = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"]
-    monkeypatch.setattr(keeper, "worker_command", lambda fd, threads: crash)
+    monkeypatch.setattr(keeper, "worker_command", lambda fd, threads, balance=None: crash)
     said = io.StringIO()
     given_up = pytest.raises(keeper.KeeperError, match="server se zastavil 5× během 60 sekund")
     with keeper.listen("127.0.0.1", 0) as sock, given_up:
