@@ -180,15 +180,12 @@ def replay_from(
     if limit is not None:
         chunk = _finished_from(club_id, since, limit + 1)
         upto = chunk[limit] if len(chunk) > limit else None
-    window = and_(RatingPoint.club_id == club_id, at_or_after(RatingPoint, *since))
-    if upto is not None:
-        window = and_(window, earlier_than(RatingPoint, *upto))
-    seats = _side_rows(club_id, None, since=since, upto=upto)
+    seats = _side_rows(club_id, since, upto)
     # the points of the window go, and whose they were is what they return
-    points = delete(RatingPoint.__table__).where(window).returning(RatingPoint.player_id)
-    touched = set(db.session.scalars(points))
+    values = {"club": club_id, **_at("since", since), **(_at("upto", upto) if upto else {})}
+    touched = set(db.session.scalars(_unrate_statement(upto is not None), values))
     touched |= {player for *_seat, player in seats if player is not None}
-    players = _players(club_id)
+    players = _players(club_id, touched)
     last = _last_before(club_id, touched, since)
     for player_id in touched & players.keys():
         players[player_id].set(*last.get(player_id, (None, None)))
@@ -198,6 +195,19 @@ def replay_from(
     _store([point for sides in by_match.values() for point in _rate(club_id, sides, players)])
     _keep(players)
     return upto, len(by_match)
+
+
+@functools.lru_cache(maxsize=2)
+def _unrate_statement(upto: bool) -> Any:
+    """``replay_from``'s ``DELETE`` of the rating points from ``since_…`` (to before
+    ``upto_…``), returning whose they were: built once for each."""
+    window = and_(
+        RatingPoint.club_id == bindparam("club", type_=Integer),
+        at_or_after(RatingPoint, *_place("since")),
+    )
+    if upto:
+        window = and_(window, earlier_than(RatingPoint, *_place("upto")))
+    return delete(RatingPoint.__table__).where(window).returning(RatingPoint.player_id)
 
 
 def catch_up(club_id: int, chunk: int = CHUNK, chunks: int | None = None) -> int:
@@ -240,7 +250,7 @@ def recompute(club_id: int) -> None:
     _mark_stale(club_id, None)
     players = _players(club_id)
     by_match: dict[int, list[tuple[int, int, date, int, int | None]]] = {}
-    for row in _side_rows(club_id, None):
+    for row in _side_rows(club_id):
         by_match.setdefault(row[0], []).append(row)
     _store([point for sides in by_match.values() for point in _rate(club_id, sides, players)])
     _keep(players)
@@ -278,20 +288,63 @@ def _mark_stale(club_id: int, since: tuple[date, int] | None) -> None:
 STALE = "ratings_stale_clubs"
 
 
+def _place(name: str) -> tuple[Any, Any]:
+    """A place in the club's order (date, then match) as two parameters, ``<name>_day``
+    and ``<name>_match``, for the statements built once below."""
+    return (
+        bindparam(f"{name}_day", type_=SideResult.played_on.type),
+        bindparam(f"{name}_match", type_=Integer),
+    )
+
+
+def _at(name: str, place: tuple[date, int]) -> dict[str, Any]:
+    """The values of ``_place(name)``."""
+    return {f"{name}_day": place[0], f"{name}_match": place[1]}
+
+
+#: ``_finished_from``'s statement (``club``, ``since_…``, ``count``). This and the other
+#: statements a replay runs are built once: building one cost about as much as running it.
+_FINISHED_FROM = (
+    select(SideResult.played_on, SideResult.match_id)
+    .where(
+        SideResult.club_id == bindparam("club", type_=Integer),
+        SideResult.position == 0,
+        at_or_after(SideResult, *_place("since")),
+    )
+    .order_by(SideResult.played_on, SideResult.match_id)
+    .limit(bindparam("count", type_=Integer))
+)
+
+
 def _finished_from(club_id: int, since: tuple[date, int], count: int) -> list[tuple[date, int]]:
     """The first ``count`` finished matches of the club from ``since`` on, in rating order
     (one side result per match: its first side)."""
-    query = (
-        select(SideResult.played_on, SideResult.match_id)
-        .where(
-            SideResult.club_id == club_id,
-            SideResult.position == 0,
-            at_or_after(SideResult, *since),
-        )
-        .order_by(SideResult.played_on, SideResult.match_id)
-        .limit(count)
+    values = {"club": club_id, "count": count, **_at("since", since)}
+    return [(day, match) for day, match in db.session.execute(_FINISHED_FROM, values)]
+
+
+#: ``_last_before``'s statement (``club``, ``players``, ``since_…``): each player's last
+#: rating point before a place, found along the player's own index.
+_LAST_BEFORE = (
+    select(Player.id, RatingPoint.mu, RatingPoint.sigma)
+    .join(
+        RatingPoint,
+        RatingPoint.id
+        == (
+            select(RatingPoint.id)
+            .where(
+                RatingPoint.player_id == Player.id,
+                RatingPoint.club_id == bindparam("club", type_=Integer),
+                earlier_than(RatingPoint, *_place("since")),
+            )
+            .order_by(RatingPoint.played_on.desc(), RatingPoint.match_id.desc())
+            .limit(1)
+            .correlate(Player)
+            .scalar_subquery()
+        ),
     )
-    return [(day, match) for day, match in db.session.execute(query)]
+    .where(Player.id.in_(bindparam("players", expanding=True)))
+)
 
 
 def _last_before(
@@ -301,23 +354,8 @@ def _last_before(
     index lookup per player)."""
     if not player_ids:
         return {}
-    last = (
-        select(RatingPoint.id)
-        .where(
-            RatingPoint.player_id == Player.id,
-            RatingPoint.club_id == club_id,
-            earlier_than(RatingPoint, *since),
-        )
-        .order_by(RatingPoint.played_on.desc(), RatingPoint.match_id.desc())
-        .limit(1)
-        .correlate(Player)
-        .scalar_subquery()
-    )
-    rows = db.session.execute(
-        select(Player.id, RatingPoint.mu, RatingPoint.sigma)
-        .join(RatingPoint, RatingPoint.id == last)
-        .where(Player.id.in_(player_ids))
-    )
+    values = {"club": club_id, "players": sorted(player_ids), **_at("since", since)}
+    rows = db.session.execute(_LAST_BEFORE, values)
     return {player_id: (mu, sigma) for player_id, mu, sigma in rows}
 
 
@@ -334,18 +372,24 @@ class Rated:
         self.mu, self.sigma, self.changed = mu, sigma, True
 
 
+#: ``_players``' statements (``club``; ``players``): the club's players, or some of them.
+_PLAYERS = select(Player.id, Player.rating_mu, Player.rating_sigma).where(
+    Player.club_id == bindparam("club", type_=Integer)
+)
+_SOME_PLAYERS = _PLAYERS.where(Player.id.in_(bindparam("players", expanding=True)))
+
+
 def _players(club_id: int, only: set[int] | None = None) -> dict[int, Rated]:
     """The ratings of the club's players (``only``: those of these ids) as they are now
     (the club is locked: ``services.locks``), read as plain columns, not as an earlier
-    statement of the transaction may have loaded their objects. A match appended reads
-    its own players only: a club of hundreds of occasional players would otherwise load
-    every one of them at each finish."""
-    query = select(Player.id, Player.rating_mu, Player.rating_sigma).where(
-        Player.club_id == club_id
-    )
-    if only is not None:
-        query = query.where(Player.id.in_(sorted(only)))
-    return {player_id: Rated(mu, sigma) for player_id, mu, sigma in db.session.execute(query)}
+    statement of the transaction may have loaded their objects. A match appended, or a
+    replay, reads the players it rates only: a club of hundreds of occasional players
+    would otherwise load every one of them each time."""
+    if only is None:
+        rows = db.session.execute(_PLAYERS, {"club": club_id})
+    else:
+        rows = db.session.execute(_SOME_PLAYERS, {"club": club_id, "players": sorted(only)})
+    return {player_id: Rated(mu, sigma) for player_id, mu, sigma in rows}
 
 
 #: ``_keep``'s statement: one player's rating, sent for every player rated at once.
@@ -375,14 +419,10 @@ def _keep(players: dict[int, Rated]) -> None:
             session.expire(held, ["rating_mu", "rating_sigma"])
 
 
-def _side_rows(
-    club_id: int,
-    match_id: int | None,
-    since: tuple[date, int] | None = None,
-    upto: tuple[date, int] | None = None,
-) -> Sequence[tuple[int, int, date, int, int | None]]:
-    """(match, side, date, points, player) for every seat of the club's finished matches
-    (of one match; or of those at or after ``since`` and before ``upto``)."""
+@functools.lru_cache(maxsize=4)
+def _seats_statement(since: bool, upto: bool) -> Any:
+    """``_side_rows``' statement, with a place to start from (``since_…``) and one to end
+    before (``upto_…``) or not: built once for each."""
     query = (
         select(
             SideResult.match_id,
@@ -392,6 +432,7 @@ def _side_rows(
             MatchPlayer.player_id,
         )
         .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
+        .where(SideResult.club_id == bindparam("club", type_=Integer))
         .order_by(
             SideResult.played_on,
             SideResult.match_id,
@@ -399,17 +440,25 @@ def _side_rows(
             MatchPlayer.position,
         )
     )
-    # One match: by its own index. With the club's id as well, SQLite read the club's
-    # whole history in its order instead (the ORDER BY) and filtered it.
-    if match_id is not None:
-        query = query.where(SideResult.match_id == match_id)
-    else:
-        query = query.where(SideResult.club_id == club_id)
+    if since:
+        query = query.where(at_or_after(SideResult, *_place("since")))
+    if upto:
+        query = query.where(earlier_than(SideResult, *_place("upto")))
+    return query
+
+
+def _side_rows(
+    club_id: int, since: tuple[date, int] | None = None, upto: tuple[date, int] | None = None
+) -> Sequence[tuple[int, int, date, int, int | None]]:
+    """(match, side, date, points, player) for every seat of the club's finished matches
+    (of those at or after ``since`` and before ``upto``)."""
+    values: dict[str, Any] = {"club": club_id}
     if since is not None:
-        query = query.where(at_or_after(SideResult, *since))
+        values.update(_at("since", since))
     if upto is not None:
-        query = query.where(earlier_than(SideResult, *upto))
-    return [tuple(row) for row in db.session.execute(query)]  # type: ignore[misc]
+        values.update(_at("upto", upto))
+    query = _seats_statement(since is not None, upto is not None)
+    return [tuple(row) for row in db.session.execute(query, values)]  # type: ignore[misc]
 
 
 def _rate(
