@@ -5,6 +5,8 @@ No transaction is begun here for writing; see ``services.matches`` for the write
 
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,10 +112,22 @@ def is_locked(loaded: LoadedMatch) -> bool:
 
 def game_of(row: MatchRow) -> Match:
     """The engine's Match for a stored row (entries were validated when saved)."""
-    rules = RuleSet.from_dict(row.rules)
+    rules = stored_rules(row.rules)
     sides = [Side(tuple(p.name for p in s.players), s.name) for s in row.sides]
     deals = [[stored_entry(rules, ds.entry) for ds in deal.sides] for deal in row.deals]
     return Match.restore(rules, sides, row.first_dealer, deals)
+
+
+def stored_rules(data: dict[str, Any]) -> RuleSet:
+    """The RuleSet of a match's stored rules: read once for each text of them (a match's
+    every load read and checked them again, a fortieth of a save). A RuleSet is a value
+    that nothing changes, so one serves every match with the same rules."""
+    return _rules_of(json.dumps(data, sort_keys=True, separators=(",", ":")))
+
+
+@functools.lru_cache(maxsize=128)
+def _rules_of(text: str) -> RuleSet:
+    return RuleSet.from_dict(json.loads(text))
 
 
 def stored_entry(rules: RuleSet, data: dict[str, Any]) -> SideEntry:

@@ -59,6 +59,21 @@ def test_a_started_match_keeps_a_frozen_copy_of_its_rules_and_its_seats() -> Non
     assert loaded.game.current_deal == 1
 
 
+def test_stored_rules_are_read_once_for_each_text_of_them() -> None:
+    """A match's stored rules are read into a RuleSet once, for every match with the same
+    rules however the dict was ordered; rules that differ in one value are their own."""
+    from scorekeeper.services.match_reads import stored_rules
+
+    classic = PRESETS["classic"].to_dict()
+    first = stored_rules(classic)
+    assert first == PRESETS["classic"]
+    assert stored_rules(dict(reversed(list(classic.items())))) is first
+    changed = {**classic, "going_out_bonus": classic["going_out_bonus"] + 5}
+    other = stored_rules(changed)
+    assert other is not first and other.going_out_bonus == first.going_out_bonus + 5
+    assert stored_rules(PRESETS["whitnack"].to_dict()) == PRESETS["whitnack"]
+
+
 @pytest.mark.usefixtures("ctx")
 def test_known_names_keep_one_spelling_per_name_the_latest_first() -> None:
     _start()
