@@ -455,14 +455,33 @@ def hammer(
     return load
 
 
-def warm(port: int, request: Request, times: int = WARM_UP) -> None:
-    conn = http.client.HTTPConnection(HOST, port, timeout=TIMEOUT)
+def warm(
+    port: int,
+    request: Request | Callable[[], Request | None],
+    times: int = WARM_UP,
+    processes: int = 1,
+) -> None:
+    """``times`` requests (``request``, or each that it gives) before a measurement, not
+    counted, on each of ``processes`` server processes: as many connections, open at once,
+    which ``serve --workers`` shares out one to each (``keeper.Balance``). On one
+    connection, a warm-up reached one process, and the other paid for its first requests
+    of a kind (statements built and compiled, caches filled) inside the measurement, when
+    the first requests of all its connections wait behind them."""
+    next_request = request if callable(request) else (lambda: request)
+    conns = [http.client.HTTPConnection(HOST, port, timeout=TIMEOUT) for _ in range(processes)]
     try:
+        for conn in conns:
+            conn.connect()
         for _ in range(times):
-            conn.request(request[0], request[1], body=request[2], headers=request[3])
-            conn.getresponse().read()
+            for conn in conns:
+                sent = next_request()
+                if sent is None:
+                    return
+                conn.request(sent[0], sent[1], body=sent[2], headers=sent[3])
+                conn.getresponse().read()
     finally:
-        conn.close()
+        for conn in conns:
+            conn.close()
 
 
 class FloorServer(Server):
@@ -520,7 +539,7 @@ def served(
         for key in GETS:
             headers = {"Cookie": cookie} if key == "match_form" else {}
             request: Request = ("GET", paths[key], None, headers)
-            warm(server.port, request, 1 if key in HEAVY else WARM_UP)
+            warm(server.port, request, 1 if key in HEAVY else WARM_UP, args.workers)
             limit = args.connections if key in HEAVY else None  # one request each
             loads[key] = hammer(
                 server.port, lambda r=request: r, args.connections, args.seconds, limit
@@ -554,10 +573,8 @@ def served(
                 return ("POST", f"/m/{public_id}/deals", body, headers)
 
             if not night:  # a night's warm-up would take a table's turn out of order
-                for _ in range(min(WARM_UP, len(ids) // 4)):
-                    warming = next_post()
-                    if warming is not None:
-                        warm(server.port, warming, 1)
+                each = min(WARM_UP, len(ids) // (4 * args.workers))
+                warm(server.port, next_post, each, args.workers)
                 lane_of.clear()
             connections = min(TABLES, args.connections) if night else args.connections
             loads[key] = hammer(server.port, next_post, connections, args.seconds)

@@ -95,10 +95,7 @@ def one_setting(
                 }
                 return ("POST", f"/m/{public_id}/deals", body, headers)
 
-            for _ in range(run.WARM_UP):
-                warming = next_post()
-                if warming is not None:
-                    run.warm(server.port, warming, 1)
+            run.warm(server.port, next_post, run.WARM_UP, workers)
             assert server.process is not None
             cpu, pg = cpu_seconds(server.process.pid), postgres_cpu()
             load = run.hammer(server.port, next_post, args.connections, args.seconds)
