@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import functools
 import os
+import select
 import sqlite3
+import stat
 import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -346,6 +348,15 @@ class _TurnFile:
     (``path-next``) that it holds while it waits for the turn: the process whose writer
     has the turn waits for that place behind it, and the processes alternate.
 
+    A writer that gives back the turn (or the place) rings: it writes a byte to a named
+    pipe (``path-wake``), and a writer pausing between tries waits on that pipe, so it is
+    woken as soon as the turn is free instead of at its next try (paused, it found the
+    turn free a millisecond late on average: with finishing deals on two processes, a
+    tenth of the turn's time). A ring that nobody hears is read by the next one to
+    pause, which tries once more and pauses again; a missed one costs a pause, as before;
+    where the pipe cannot be made or opened (another account made it), writers pause as
+    before.
+
     The files are opened once by each process that writes: a child forked after its
     parent opened them would share the parent's open files, and so their locks (a
     ``flock`` belongs to the open file, not to the process), so a process that finds the
@@ -357,8 +368,10 @@ class _TurnFile:
 
     def __init__(self, path: Path) -> None:
         self.paths = (path, path.with_name(path.name + "-next"))
+        self.bell = path.with_name(path.name + "-wake")
         self._pid = 0
         self._fds: tuple[int, ...] = ()
+        self._wake = -1  # the pipe's descriptor (-1: none, writers pause)
         self._close: weakref.finalize[Any, Any] | None = None
         self.held = False
 
@@ -371,12 +384,14 @@ class _TurnFile:
             self.held = self._wait(turn, deadline)
         finally:
             fcntl.flock(place, fcntl.LOCK_UN)
+            self._ring()
         return self.held
 
     def give_back(self) -> None:
         if self.held:
             self.held = False
             fcntl.flock(self._fds[0], fcntl.LOCK_UN)
+            self._ring()
 
     def _wait(self, fd: int, deadline: float) -> bool:
         pause = self.FIRST_PAUSE
@@ -388,8 +403,23 @@ class _TurnFile:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
-                time.sleep(min(pause, left))
+                self._pause(min(pause, left))
                 pause = min(pause * 2, self.LONGEST_PAUSE)
+
+    def _pause(self, seconds: float) -> None:
+        """Until the next ring, or ``seconds``."""
+        if self._wake < 0:
+            time.sleep(seconds)
+            return
+        rung, _, _ = select.select([self._wake], [], [], seconds)
+        if rung:
+            with suppress(BlockingIOError):
+                os.read(self._wake, 4096)  # every ring so far: they all said "try now"
+
+    def _ring(self) -> None:
+        if self._wake >= 0:
+            with suppress(BlockingIOError):  # full of unheard rings: enough
+                os.write(self._wake, b"\0")
 
     def _opened(self) -> tuple[int, ...]:
         if self._pid != os.getpid():  # first use, or a forked child: files of its own
@@ -398,7 +428,9 @@ class _TurnFile:
             self.held = False
             self.paths[0].parent.mkdir(parents=True, exist_ok=True)
             self._fds = tuple(_lock_file(path) for path in self.paths)
-            self._close = weakref.finalize(self, _close_all, self._fds)
+            self._wake = _bell(self.bell)
+            opened = self._fds if self._wake < 0 else (*self._fds, self._wake)
+            self._close = weakref.finalize(self, _close_all, opened)
             self._pid = os.getpid()
         return self._fds
 
@@ -408,6 +440,23 @@ def _lock_file(path: Path) -> int:
     ``flock`` needs no more, and a file another account made first (a command run as
     root, the server as its own user) can still be opened by every account."""
     return os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
+
+
+def _bell(path: Path) -> int:
+    """The writers' named pipe (``_TurnFile``), made if missing, opened to read and write
+    without blocking; -1 where it cannot be (no named pipes there, or one another account
+    made that this one may not write to)."""
+    if not hasattr(os, "mkfifo"):
+        return -1
+    try:
+        with suppress(FileExistsError):
+            os.mkfifo(path)
+            os.chmod(path, 0o666)  # every account's writers ring it (a ring only wakes)
+        if not stat.S_ISFIFO(os.stat(path).st_mode):
+            return -1
+        return os.open(path, os.O_RDWR | os.O_NONBLOCK)
+    except OSError:
+        return -1
 
 
 def _close_all(fds: tuple[int, ...]) -> None:

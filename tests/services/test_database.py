@@ -432,10 +432,48 @@ def test_lock_files_are_opened_to_be_locked_only(
         with database.migration_lock(db.engine):
             pass
     names = {name for name, _flags in opened}
-    assert names == {"tuned.sqlite3-writer", "tuned.sqlite3-writer-next", "tuned.sqlite3-migrate"}
+    locks = {"tuned.sqlite3-writer", "tuned.sqlite3-writer-next", "tuned.sqlite3-migrate"}
+    assert names == {*locks, "tuned.sqlite3-writer-wake"}
     for name, flags in opened:
-        assert flags & (os.O_WRONLY | os.O_RDWR) == 0, name
-        assert flags & os.O_CREAT, name
+        if name in locks:
+            assert flags & (os.O_WRONLY | os.O_RDWR) == 0, name
+            assert flags & os.O_CREAT, name
+        else:  # the writers' bell: rung and heard without blocking; made by mkfifo
+            assert flags & os.O_RDWR and flags & os.O_NONBLOCK, name
+
+
+def test_a_writer_waiting_for_the_turn_is_woken_when_it_is_given_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process's writer pausing between tries is rung awake (``-writer-wake``) as
+    the turn is given back, not at its next try: with pauses of a minute it still has the
+    turn at once. Where the bell cannot be made (something else has its name), writers
+    pause between tries as before."""
+    monkeypatch.setattr(database._TurnFile, "FIRST_PAUSE", 60.0)
+    monkeypatch.setattr(database._TurnFile, "LONGEST_PAUSE", 60.0)
+    path = tmp_path / "db.sqlite3-writer"
+    holder, waiter = database._TurnFile(path), database._TurnFile(path)  # files of their own
+    assert holder.take(time.monotonic() + 5)
+    took: list[bool] = []
+    thread = threading.Thread(target=lambda: took.append(waiter.take(time.monotonic() + 120)))
+    thread.start()
+    time.sleep(0.3)  # tried, and pausing
+    assert not took
+    holder.give_back()
+    thread.join(30)
+    assert took == [True]
+    waiter.give_back()
+
+    other = tmp_path / "other.sqlite3-writer"
+    other.with_name(other.name + "-wake").write_text("not a pipe")
+    monkeypatch.setattr(database._TurnFile, "FIRST_PAUSE", 0.0005)
+    monkeypatch.setattr(database._TurnFile, "LONGEST_PAUSE", 0.002)
+    first, second = database._TurnFile(other), database._TurnFile(other)
+    assert first.take(time.monotonic() + 5)
+    assert not second.take(time.monotonic() + 0.05)  # paused, tried, not yet
+    first.give_back()
+    assert second.take(time.monotonic() + 5) and second._wake == -1
+    second.give_back()
 
 
 # -- a transaction that reads first (``reads_before_writing``: the deal POST) -------------
