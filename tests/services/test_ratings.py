@@ -371,3 +371,51 @@ def test_recompute_clears_the_updating_mark(ctx, monkeypatch):
     ratings.recompute(club.id)
     db.session.commit()
     assert not ratings.updating(club.id)
+
+
+def test_on_postgresql_a_finished_match_s_probe_reads_each_player_s_newest_point(ctx):
+    """psycopg prepares a statement a connection has run five times, and PostgreSQL may
+    then keep one generic plan for it, made without the values: for the probe of whether
+    a finished match's players have a later rated game, spelled "any point from this
+    place on", that plan scanned every rating point of the club. Spelled as each player's
+    newest point, read newest first, the generic plan reads it along the player's index
+    too. A matter of PostgreSQL's plans: SQLite's are ``test_write_plans``'s."""
+    if db.engine.dialect.name != "postgresql":
+        pytest.skip("PostgreSQL's plans; the suite runs on SQLite")
+    import re
+
+    import psycopg
+
+    club = clubs.create_club("Tuesday")
+    weekly_history(club, 3)
+    seen = []
+
+    def record(_conn, _cursor, statement, parameters, _context, _many):
+        if "newest0" in statement:
+            seen.append((statement, parameters))
+
+    sqlalchemy_event.listen(db.engine, "before_cursor_execute", record)
+    try:
+        play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(200, 600), history_day(3))
+    finally:
+        sqlalchemy_event.remove(db.engine, "before_cursor_execute", record)
+    assert len(seen) == 1
+    statement, parameters = seen[0]
+    names = list(dict.fromkeys(re.findall(r"%\((\w+)\)s", statement)))
+    numbered = re.sub(r"%\((\w+)\)s", lambda m: f"${names.index(m.group(1)) + 1}", statement)
+    raw = db.session.connection().connection.dbapi_connection
+    cursor = psycopg.ClientCursor(raw)  # the values written into EXECUTE's text
+    try:
+        cursor.execute(f"PREPARE probe AS {numbered}")
+        cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        cursor.execute(
+            f"EXPLAIN EXECUTE probe({', '.join(['%s'] * len(names))})",
+            [parameters[name] for name in names],
+        )
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+        cursor.execute("DEALLOCATE probe")
+    finally:
+        cursor.close()
+    db.session.rollback()
+    assert "Seq Scan on rating_points" not in plan, plan
+    assert plan.count("Index Only Scan Backward using ix_rating_points_player_order") == 4, plan
