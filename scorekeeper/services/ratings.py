@@ -194,7 +194,7 @@ def replay_from(
         upto = chunk[limit] if len(chunk) > limit else None
     seats = _side_rows(club_id, since, upto)
     # the points of the window go, and whose they were is what they return
-    values = {"club": club_id, **_at("since", since), **(_at("upto", upto) if upto else {})}
+    values = _window(club_id, since, upto)
     touched = set(db.session.scalars(_unrate_statement(upto is not None), values))
     touched |= {player for *_seat, player in seats if player is not None}
     players = _players(club_id, touched)
@@ -312,6 +312,19 @@ def _place(name: str) -> tuple[Any, Any]:
 def _at(name: str, place: tuple[date, int]) -> dict[str, Any]:
     """The values of ``_place(name)``."""
     return {f"{name}_day": place[0], f"{name}_match": place[1]}
+
+
+def _window(
+    club_id: int, since: tuple[date, int] | None, upto: tuple[date, int] | None
+) -> dict[str, Any]:
+    """The values of a statement over the club's games from ``since`` to before ``upto``
+    (either left out when None), as ``_seats_statement`` and ``_unrate_statement`` take them."""
+    values: dict[str, Any] = {"club": club_id}
+    if since is not None:
+        values.update(_at("since", since))
+    if upto is not None:
+        values.update(_at("upto", upto))
+    return values
 
 
 #: ``_finished_from``'s statement (``club``, ``since_…``, ``count``). This and the other
@@ -464,12 +477,8 @@ def _side_rows(
 ) -> Sequence[tuple[int, int, date, int, int | None]]:
     """(match, side, date, points, player) for every seat of the club's finished matches
     (of those at or after ``since`` and before ``upto``)."""
-    values: dict[str, Any] = {"club": club_id}
-    if since is not None:
-        values.update(_at("since", since))
-    if upto is not None:
-        values.update(_at("upto", upto))
     query = _seats_statement(since is not None, upto is not None)
+    values = _window(club_id, since, upto)
     return [tuple(row) for row in db.session.execute(query, values)]  # type: ignore[misc]
 
 
