@@ -120,11 +120,17 @@ class Balance:
 
     def may_accept(self, slot: int, connections: int) -> bool:
         """Note that the process of ``slot`` holds ``connections``; whether it may accept
-        another: when no other process that is serving holds fewer."""
+        another: when no other process that is serving holds fewer.
+
+        Another's slot is stale when it was not written for ``STALE`` seconds before this
+        process last looked, not before now: after a pause of the whole machine (a virtual
+        machine's host busy elsewhere) or of this process, every other slot is old by as
+        much, and this process would otherwise take every connection waiting meanwhile."""
         now = int(time.monotonic() * 1000)
         slots = self._slots
+        looked = slots[2 * slot + 1] or now  # 0: this process's first look
         slots[2 * slot], slots[2 * slot + 1] = connections, now
-        fresh = now - int(self.STALE * 1000)
+        fresh = min(looked, now) - int(self.STALE * 1000)
         for other in range(0, len(slots), 2):
             if other != 2 * slot and slots[other + 1] >= fresh and slots[other] < connections:
                 return False

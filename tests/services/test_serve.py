@@ -311,6 +311,23 @@ def _spread_over(url: str, pids: list[int], count: int = 32) -> Counter[int]:
     finally:
         for connection in connections:
             connection.close()
+        _closed_by(int(port), pids)
+
+
+def _closed_by(port: int, pids: list[int]) -> None:
+    """Wait until ``pids`` hold no connection to ``port`` any more (each process closes
+    its side once it reads the end of one): a count still holding them would be counted
+    against the next connections."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        connections = set()
+        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+            fields = line.split()
+            if int(fields[1].split(":")[1], 16) == port and fields[3] != "0A":
+                connections.add(f"socket:[{fields[9]}]")
+        if not any(_held(pid, connections) for pid in pids if not _gone(pid)):
+            return
+        time.sleep(0.02)
 
 
 def _spread_once_both_serve(url: str, pids: list[int]) -> Counter[int]:
@@ -324,6 +341,11 @@ def _spread_once_both_serve(url: str, pids: list[int]) -> Counter[int]:
         time.sleep(0.5)
 
 
+def _continue(pids: list[int]) -> None:
+    for pid in pids:
+        os.kill(pid, signal.SIGCONT)
+
+
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc (Linux)")
 def test_serve_workers_spreads_connections_and_replaces_a_killed_process(
     env: dict[str, str], servers: list[Server]
@@ -331,8 +353,12 @@ def test_serve_workers_spreads_connections_and_replaces_a_killed_process(
     """Issue 17: ``serve --workers 2`` is two server processes on one listening socket, and
     connections opened at once are held half by each (``keeper.Balance``: alone, whichever
     process woke first took nearly all of them; the kernel's ``SO_REUSEPORT`` split them
-    by a hash, 10 / 6 of 16 as often as 8 / 8). A kill -9 of one refuses nothing: the other
-    answers every connection meanwhile. SIGTERM to serve ends all."""
+    by a hash, 10 / 6 of 16 as often as 8 / 8), after a pause of both too (a slot not
+    written for a second counted for nothing, so the first to go on took most of those
+    waiting). A kill -9 of one refuses nothing: the other answers every connection
+    meanwhile. SIGTERM to serve ends all."""
+    from scorekeeper import keeper
+
     port = free_port()
     argv = [sys.executable, "-m", "scorekeeper.cli", "serve", "--host", "127.0.0.1"]
     server = Server([*argv, "--port", str(port), "--workers", "2", "--threads", "2"], env)
@@ -348,6 +374,11 @@ def test_serve_workers_spreads_connections_and_replaces_a_killed_process(
     for _round in range(3):  # 32 at once, again: half each, give or take one
         held = _spread_over(url, [first, second])
         assert sum(held.values()) == 32 and min(held.values()) >= 15, held
+    for pid in (first, second):  # the machine pauses, with connections waiting meanwhile
+        os.kill(pid, signal.SIGSTOP)
+    threading.Timer(2 * keeper.Balance.STALE, _continue, [[first, second]]).start()
+    held = _spread_over(url, [first, second])  # neither takes them all once it goes on
+    assert sum(held.values()) == 32 and min(held.values()) >= 15, held
 
     answers: queue.Queue[int] = queue.Queue()
     os.kill(serve, signal.SIGSTOP)  # serve cannot start a new process meanwhile
@@ -396,6 +427,12 @@ def test_the_process_holding_the_fewest_connections_accepts_the_next() -> None:
         slots = memoryview(balance._mapped).cast("q")
         slots[1] -= int(keeper.Balance.STALE * 1000) + 1  # process 0 stopped writing
         assert balance.may_accept(1, 5) and not balance.may_accept(2, 6)
+        assert not balance.may_accept(1, 7)  # 2 holds 6: it is fresh
+        pause = 5 * int(keeper.Balance.STALE * 1000)
+        for stamp in range(1, len(slots), 2):  # the whole machine paused: every slot is old
+            slots[stamp] -= pause
+        assert not balance.may_accept(1, 7)  # 2 was not gone meanwhile, only paused too
+        assert balance.may_accept(1, 7)  # 2 has not written since 1 looked again: gone
         slots.release()
     finally:
         other.close()
