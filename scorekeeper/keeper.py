@@ -37,7 +37,7 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 from .cli_i18n import _
@@ -88,51 +88,61 @@ class Balance:
     """How many connections each server process holds, in memory they all share, so that
     a process that holds more than another does not accept the next one (``may_accept``).
 
-    A slot per process, ``serve --workers`` of them: its count of open connections and
-    when it last wrote it (milliseconds of the system's monotonic clock), two 64-bit
+    A slot per process, ``serve --workers`` of them: its count of open connections, when
+    it last wrote it, since when it has been looking without a pause and when it last
+    looked before that (milliseconds of the system's monotonic clock), four 64-bit
     integers, in a file the parent makes and every process maps into memory
-    (``--balance-fd``). A process writes its slot each time its server's loop asks whether
-    to listen, at least every ``LOOK`` seconds: a slot not written for ``STALE`` seconds
-    (its process gone, stopped or not started yet) counts for nothing. A process that may
-    not accept stops listening, and looks again when its own connections' traffic or
-    ``LOOK`` wakes it; the one holding the fewest always listens.
+    (``--balance-fd``). A process writes its slot each time its server's loop asks
+    whether to listen, at least every ``LOOK`` seconds: a slot not written for ``STALE``
+    seconds while the reader looked (its process gone, stopped or not started yet) counts
+    for nothing. A process that may not accept stops listening, and looks again when its
+    own connections' traffic or ``LOOK`` wakes it; the one holding the fewest always
+    listens.
     """
 
     #: The longest a process that stopped listening waits before it looks again.
     LOOK = 0.05
-    #: A slot this old is of no process that is serving.
+    #: A slot not written for this long, while another process looked, is of no process
+    #: that is serving.
     STALE = 1.0
 
-    def __init__(self, fd: int, file: Any = None) -> None:
+    def __init__(self, fd: int, file: Any = None, clock: Callable[[], float] = time.monotonic):
         self.fd = fd
         self._mapped = mmap.mmap(fd, os.fstat(fd).st_size)
         self._slots = memoryview(self._mapped).cast("q")
         self._file = file  # the parent's: closed with the balance
+        self._clock = clock
 
     @classmethod
-    def create(cls, processes: int) -> Balance:
+    def create(cls, processes: int, clock: Callable[[], float] = time.monotonic) -> Balance:
         """A new balance for ``processes``, in a file of its own that is gone once closed
         (pass ``fd`` to the processes)."""
         file = tempfile.TemporaryFile()  # noqa: SIM115 - open as long as the balance
-        file.truncate(processes * 2 * 8)
+        file.truncate(processes * 4 * 8)
         os.set_inheritable(file.fileno(), True)
-        return cls(file.fileno(), file)
+        return cls(file.fileno(), file, clock)
 
     def may_accept(self, slot: int, connections: int) -> bool:
         """Note that the process of ``slot`` holds ``connections``; whether it may accept
         another: when no other process that is serving holds fewer.
 
-        Another's slot is stale when it was not written for ``STALE`` seconds before this
-        process last looked, not before now: after a pause of the whole machine (a virtual
-        machine's host busy elsewhere) or of this process, every other slot is old by as
-        much, and this process would otherwise take every connection waiting meanwhile."""
-        now = int(time.monotonic() * 1000)
-        slots = self._slots
-        looked = slots[2 * slot + 1] or now  # 0: this process's first look
-        slots[2 * slot], slots[2 * slot + 1] = connections, now
-        fresh = min(looked, now) - int(self.STALE * 1000)
-        for other in range(0, len(slots), 2):
-            if other != 2 * slot and slots[other + 1] >= fresh and slots[other] < connections:
+        Another process is gone when its slot was not written for ``STALE`` seconds while
+        this one was looking. After a pause of this process (or of the whole machine: a
+        virtual machine's host busy elsewhere), every other slot is old by as much: for
+        ``STALE`` seconds, the others count as they were when this one last looked before
+        the pause, so that those paused too have that long to look again (judged by the
+        clock alone, the first process to go on took every connection waiting meanwhile).
+        A slot never written counts for nothing (its process has not started)."""
+        now = int(self._clock() * 1000)
+        stale = int(self.STALE * 1000)
+        slots, mine = self._slots, 4 * slot
+        if now - slots[mine + 1] > stale // 2:  # the first look, or the first after a pause
+            slots[mine + 2], slots[mine + 3] = now, slots[mine + 1]
+        slots[mine], slots[mine + 1] = connections, now
+        since = now if now - slots[mine + 2] >= stale else slots[mine + 3]
+        fresh = max(since - stale, 1)
+        for other in range(0, len(slots), 4):
+            if other != mine and slots[other + 1] >= fresh and slots[other] < connections:
                 return False
         return True
 

@@ -409,12 +409,24 @@ def test_serve_workers_spreads_connections_and_replaces_a_killed_process(
 
 def test_the_process_holding_the_fewest_connections_accepts_the_next() -> None:
     """``keeper.Balance``: a process may accept while no other that is serving holds fewer
-    connections; a slot not written for ``STALE`` seconds (its process gone or not started
-    yet) counts for nothing; every process sees what the others wrote."""
+    connections; every process sees what the others wrote; a slot never written counts
+    for nothing, and one not written for ``STALE`` seconds while the others looked (its
+    process gone) neither. After a pause of the whole machine, the others have ``STALE``
+    to look again."""
     from scorekeeper import keeper
 
-    balance = keeper.Balance.create(3)
-    other = keeper.Balance(balance.fd)  # another process's mapping of the same file
+    now = [1000.0]  # seconds of a clock that moves only when told
+    balance = keeper.Balance.create(3, clock=lambda: now[0])
+    other = keeper.Balance(balance.fd, clock=lambda: now[0])  # another process's mapping
+
+    def look(seconds: float, held: dict[int, int]) -> None:
+        """``seconds`` pass, each process of ``held`` (slot: connections) looking every
+        ``LOOK``."""
+        for _ in range(round(seconds / keeper.Balance.LOOK)):
+            now[0] += keeper.Balance.LOOK
+            for slot, connections in held.items():
+                balance.may_accept(slot, connections)
+
     try:
         assert balance.may_accept(0, 5)  # alone: the others have not started
         assert other.may_accept(1, 2)
@@ -424,16 +436,24 @@ def test_the_process_holding_the_fewest_connections_accepts_the_next() -> None:
         assert not other.may_accept(2, 6)
         assert other.may_accept(0, 4)  # written through the other mapping: 0 holds 4
         assert not balance.may_accept(1, 5)
-        slots = memoryview(balance._mapped).cast("q")
-        slots[1] -= int(keeper.Balance.STALE * 1000) + 1  # process 0 stopped writing
-        assert balance.may_accept(1, 5) and not balance.may_accept(2, 6)
-        assert not balance.may_accept(1, 7)  # 2 holds 6: it is fresh
-        pause = 5 * int(keeper.Balance.STALE * 1000)
-        for stamp in range(1, len(slots), 2):  # the whole machine paused: every slot is old
-            slots[stamp] -= pause
-        assert not balance.may_accept(1, 7)  # 2 was not gone meanwhile, only paused too
-        assert balance.may_accept(1, 7)  # 2 has not written since 1 looked again: gone
-        slots.release()
+        assert other.may_accept(2, 1)
+        look(0.9, {0: 4, 1: 5})  # 2 stopped looking, holding 1
+        assert not balance.may_accept(0, 4)  # not gone yet
+        look(0.2, {0: 4, 1: 5})
+        assert balance.may_accept(0, 4)  # gone: a second without a look
+
+        now[0] += 5  # the whole machine paused (or both processes) for 5 seconds
+        assert not balance.may_accept(1, 5)  # 0, holding 4, is not gone: paused too
+        look(0.9, {1: 5})
+        assert not balance.may_accept(1, 5)  # 0 has had less than a second to look again
+        look(0.2, {1: 5})
+        assert balance.may_accept(1, 5)  # it has not looked for a second: gone
+        look(0.3, {0: 4, 1: 5})  # it is back, looking
+        assert not balance.may_accept(1, 5)
+        now[0] += 0.4  # a pause shorter than half of STALE is none
+        assert balance.may_accept(0, 4) and not balance.may_accept(1, 5)
+        look(0.6, {1: 5})
+        assert not balance.may_accept(1, 5)  # 0 wrote 0.6 s ago: not gone
     finally:
         other.close()
         balance.close()
