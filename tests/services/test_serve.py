@@ -22,6 +22,7 @@ import time
 import urllib.request
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -56,7 +57,8 @@ class Server:
         )
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
 
     def _read(self) -> None:
         assert self.process.stdout is not None
@@ -78,6 +80,13 @@ class Server:
             if found:
                 return found
         raise AssertionError(f"no line matching {pattern!r} in:\n{''.join(self.seen)}")
+
+    def printed(self) -> str:
+        """Every line the server printed, once it has ended."""
+        self._reader.join(timeout=10)
+        while not self.lines.empty():
+            self.seen.append(self.lines.get_nowait())
+        return "".join(self.seen)
 
     def stop(self) -> None:
         self.process.send_signal(signal.SIGINT)  # Ctrl+C
@@ -125,6 +134,25 @@ def test_the_readme_server_migrates_prints_its_address_and_answers_there(
 
 
 WSGI_APP = "import gc; from scorekeeper.wsgi import app; print(app.name, gc.get_freeze_count())"
+
+
+def test_requests_waiting_for_a_thread_print_nothing(
+    env: dict[str, str], servers: list[Server]
+) -> None:
+    """A busy evening: more requests at once than the server has threads. waitress
+    warned of each one that waited ("Task queue depth is 2"), a line a request on serve's
+    terminal, though that is how a process of few threads serves by design."""
+    port = free_port()
+    argv = [sys.executable, "-m", "scorekeeper.cli", "serve", "--host", "127.0.0.1"]
+    server = Server([*argv, "--port", str(port), "--threads", "1"], env)
+    servers.append(server)
+    url = server.wait_for(r"running on this computer only: (http://\S+)").group(1)
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(lambda _: get(url, 30)[0], range(32))) == [200] * 32
+    server.stop()
+    printed = server.printed()
+    assert "running on this computer only" in printed  # all of it, from the start
+    assert "queue depth" not in printed, printed
 
 
 def test_the_wsgi_module_builds_the_app_without_touching_the_schema(
