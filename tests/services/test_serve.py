@@ -478,10 +478,9 @@ def test_the_process_holding_the_fewest_connections_accepts_the_next() -> None:
         assert balance.may_accept(1, 5)  # it has not looked for a second: gone
         look(0.3, {0: 4, 1: 5})  # it is back, looking
         assert not balance.may_accept(1, 5)
-        now[0] += 0.4  # a pause shorter than half of STALE is none
-        assert balance.may_accept(0, 4) and not balance.may_accept(1, 5)
-        look(0.6, {1: 5})
-        assert not balance.may_accept(1, 5)  # 0 wrote 0.6 s ago: not gone
+        look(0.6, {1: 5})  # 0 stops again
+        now[0] += 0.45  # 1 does not look for less than half of STALE: no pause
+        assert balance.may_accept(1, 5)  # 0 has not looked for 1.05 s: gone
     finally:
         other.close()
         balance.close()
