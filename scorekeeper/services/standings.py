@@ -57,9 +57,9 @@ def write_results(
     """Rewrite the match's side results from the engine's match, its lines, its ratings
     (``was_finished``: as ``match_changed``'s)."""
     session.flush()
-    # One writer per club at a time: the lines and ratings below are read-then-write over
-    # the club's players. The match is locked already (the match, then the club: locks).
-    locks.lock_club(session, row.club_id)
+    # The match's own side results first: the match is locked already, and nobody else
+    # reads them as this transaction leaves them until it commits. On PostgreSQL they are
+    # thus written before the club's lock, not while the club's other writers wait.
     # what the rows count of it (none for a match that was not finished)
     before = side_records.records_before(session, row.id) if was_finished else None
     if before is not None:  # a deal of a match being played has no rows to delete
@@ -67,13 +67,18 @@ def write_results(
     results = side_results(row, game) if game.finished else []
     if results:  # one statement, no ids read back: nothing here holds the rows
         session.execute(insert(SideResult.__table__), results)
-    elif before is None:
+    # One writer per club at a time: the lines and ratings below are read-then-write over
+    # the club's players (the match, then the club: locks). A deal of a match being played
+    # takes it too, for the club's version it moves on (its kept pages).
+    if not results and before is None:
+        locks.lock_club(session, row.club_id)
         return
     # what was just written, as records and as seats to rate, taken from the rows written
     seated = (
         [[player.player_id for player in side.players] for side in row.sides] if results else []
     )
     now = side_records.records_written(results, seated)
+    locks.lock_club(session, row.club_id)
     if before is None:  # just finished: added to the lines
         aggregates.refresh(
             session,

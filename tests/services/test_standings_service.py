@@ -106,6 +106,43 @@ def test_side_results_are_deleted_only_when_the_match_has_some(ctx):
     assert standings.standings(club.id, 1).ranked == []
 
 
+def test_a_match_s_own_results_are_written_before_the_club_s_lock_and_the_rest_after(ctx):
+    """The club's lock (the ``UPDATE`` of its version) makes the club's writers take turns
+    on PostgreSQL. A match's own side results, which only its own writers (holding the
+    match) touch, are read, deleted and written before it, so that the others do not wait
+    for them; the standing lines, the player page's rows and the ratings, read over the
+    club's players, after it."""
+    club = clubs.create_club("Tuesday", min_games=1)
+    ran: list[str] = []
+
+    def executed(*args):
+        ran.append(" ".join(args[2].split()))
+
+    def order() -> list[str]:
+        kinds = {
+            "lock": "UPDATE clubs SET data_version",
+            "results": ("INSERT INTO side_results", "DELETE FROM side_results"),
+            "lines": "INSERT INTO standing_lines",
+            "seats": "INSERT INTO seat_results",
+            "ratings": "INSERT INTO rating_points",
+        }
+        found = [kind for s in ran for kind, start in kinds.items() if s.startswith(start)]
+        ran.clear()
+        return [k for n, k in enumerate(found) if n == 0 or found[n - 1] != k]
+
+    event.listen(db.engine, "before_cursor_execute", executed)
+    try:
+        loaded = play(club, [("Ann",), ("Bob",)], four_deals(500, 300))  # played, finished
+        assert order()[-5:] == ["results", "lock", "lines", "seats", "ratings"]
+        reopened = matches.reopen(matches.load_match(loaded.public_id))
+        order()
+        entries = [{"melded_points": 100}, {"melded_points": 600}]
+        matches.correct_deal(reopened, 1, entries, None)  # a finished match corrected
+        assert order() == ["results", "lock", "lines", "seats", "ratings"]
+    finally:
+        event.remove(db.engine, "before_cursor_execute", executed)
+
+
 def test_a_season_counts_only_the_matches_dated_inside_it(ctx):
     club = clubs.create_club("Tuesday", min_games=1)
     spring = clubs.add_season(club, "Spring", date(2024, 3, 1), date(2024, 5, 31))
