@@ -70,15 +70,14 @@ def write_results(
     # One writer per club at a time: the lines and ratings below are read-then-write over
     # the club's players (the match, then the club: locks). A deal of a match being played
     # takes it too, for the club's version it moves on (its kept pages).
+    locks.lock_club(session, row.club_id)
     if not results and before is None:
-        locks.lock_club(session, row.club_id)
         return
     # what was just written, as records and as seats to rate, taken from the rows written
     seated = (
         [[player.player_id for player in side.players] for side in row.sides] if results else []
     )
     now = side_records.records_written(results, seated)
-    locks.lock_club(session, row.club_id)
     if before is None:  # just finished: added to the lines
         aggregates.refresh(
             session,
