@@ -107,7 +107,9 @@ class Balance:
     #: that is serving.
     STALE = 1.0
 
-    def __init__(self, fd: int, file: Any = None, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self, fd: int, file: Any = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.fd = fd
         self._mapped = mmap.mmap(fd, os.fstat(fd).st_size)
         self._slots = memoryview(self._mapped).cast("q")

@@ -292,13 +292,16 @@ def _serving_children(parent: int, count: int, without: set[int] | None = None) 
     raise AssertionError(f"serve did not have {count} server processes: {_children(parent)}")
 
 
-def _sockets(port: int, state: str) -> set[str]:
-    """The sockets on local ``port`` in ``state`` (01: established, 0A: listening), as
-    their descriptors link to them, from /proc/net/tcp."""
+def _sockets(port: int, *states: str) -> set[str]:
+    """The sockets on local ``port`` in one of ``states`` (01: established, 0A:
+    listening; none given: every connection, whatever its state), as their descriptors
+    link to them, from /proc/net/tcp."""
     found = set()
     for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
         fields = line.split()
-        if int(fields[1].split(":")[1], 16) == port and fields[3] == state:
+        if int(fields[1].split(":")[1], 16) != port:
+            continue
+        if fields[3] in states or (not states and fields[3] != "0A"):
             found.add(f"socket:[{fields[9]}]")
     return found
 
@@ -348,11 +351,7 @@ def _closed_by(port: int, pids: list[int]) -> None:
     against the next connections."""
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
-        connections = set()
-        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
-            fields = line.split()
-            if int(fields[1].split(":")[1], 16) == port and fields[3] != "0A":
-                connections.add(f"socket:[{fields[9]}]")
+        connections = _sockets(port)
         if not any(_held(pid, connections) for pid in pids if not _gone(pid)):
             return
         time.sleep(0.02)
