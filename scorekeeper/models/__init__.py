@@ -1,6 +1,14 @@
 """SQLAlchemy models, one module per area; importing this package registers them all."""
 
-from .accounts import ROLES, Account, AccountSession, Invitation, Membership, PasswordReset
+from .accounts import (
+    ROLES,
+    Account,
+    AccountSession,
+    Invitation,
+    Membership,
+    PasswordReset,
+    RateLimitCount,
+)
 from .audit import AuditEvent
 from .clubs import (
     Club,
@@ -41,6 +49,7 @@ __all__ = [
     "Membership",
     "PasswordReset",
     "Player",
+    "RateLimitCount",
     "RatingPoint",
     "RivalTally",
     "SavedRuleSet",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import Float, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from ..extensions import db
@@ -123,3 +123,16 @@ class PasswordReset(db.Model):  # type: ignore[name-defined,misc]
     used_at: Mapped[datetime | None] = mapped_column(db.DateTime(timezone=True), nullable=True)
 
     account: Mapped[Account] = relationship(foreign_keys=[account_id])
+
+
+class RateLimitCount(db.Model):  # type: ignore[name-defined,misc]
+    """How many tries one address made of one rate-limited form in the current window
+    (``rate_limits.DatabaseStorage``): kept in the database, every server process counts
+    the same tries."""
+
+    __tablename__ = "rate_limit_counts"
+
+    key: Mapped[str] = mapped_column(String, primary_key=True)  # Flask-Limiter's key
+    count: Mapped[int] = mapped_column(Integer)
+    #: When the window ends, in seconds since the epoch (``time.time()``).
+    expires_at: Mapped[float] = mapped_column(Float, index=True)

@@ -1,14 +1,20 @@
-"""Rate limits on log-in, sign-up and reset links (memory, or Redis shared by several
-server processes); cookie flags, HTTPS and the trusted proxy."""
+"""Rate limits on log-in, sign-up and reset links (in the app's database by default, shared
+by several server processes; or Redis); cookie flags, HTTPS and the trusted proxy."""
 
 from __future__ import annotations
 
 import secrets
+import threading
 from pathlib import Path
 
 import pytest
 from flask import Flask
+from sqlalchemy import select
 from support import PASSWORD, ensure_account, log_in, make_app
+
+from scorekeeper import rate_limits
+from scorekeeper.extensions import db
+from scorekeeper.models import RateLimitCount
 
 REDIS = "redis://127.0.0.1:6379/5"
 
@@ -49,11 +55,21 @@ def _redis_reachable() -> bool:
         return False
 
 
-@pytest.mark.skipif(not _redis_reachable(), reason=f"no Redis answers at {REDIS}")
-def test_two_server_processes_share_one_count_in_redis(tmp_path: Path, dburi) -> None:
+SHARED = [
+    pytest.param("database://", id="database"),
+    pytest.param(
+        REDIS,
+        id="redis",
+        marks=pytest.mark.skipif(not _redis_reachable(), reason=f"no Redis answers at {REDIS}"),
+    ),
+]
+
+
+@pytest.mark.parametrize("storage", SHARED)
+def test_two_server_processes_share_one_count(tmp_path: Path, dburi, storage: str) -> None:
     uri = dburi or f"sqlite:///{tmp_path / 'shared.sqlite3'}"
     prefix = f"sk-test-{secrets.token_hex(4)}"
-    settings = {"RATELIMIT_STORAGE_URI": REDIS, "RATELIMIT_KEY_PREFIX": prefix,
+    settings = {"RATELIMIT_STORAGE_URI": storage, "RATELIMIT_KEY_PREFIX": prefix,
                 "RATELIMIT_LOGIN": "4 per minute"}  # fmt: skip
     first = make_app(uri, **settings)
     ensure_account(first, "ana")
@@ -62,6 +78,97 @@ def test_two_server_processes_share_one_count_in_redis(tmp_path: Path, dburi) ->
     codes = [wrong_login(c).status_code for c in (a, b, a, b)]
     assert codes == [422, 422, 422, 422]
     assert wrong_login(a).status_code == 429 and wrong_login(b).status_code == 429
+    with first.app_context():
+        db.engine.dispose()
+    with second.app_context():
+        db.engine.dispose()
+
+
+def test_the_default_storage_is_the_database_and_a_refused_try_still_counts(app: Flask) -> None:
+    app.config["RATELIMIT_LOGIN"] = "2 per minute"
+    ensure_account(app, "ana")
+    client = app.test_client()
+    assert [wrong_login(client).status_code for _ in range(3)] == [422, 422, 429]
+    with app.app_context():
+        rows = db.session.execute(select(RateLimitCount.key, RateLimitCount.count)).all()
+    # the failed log-ins rolled their requests back; the counts were committed apart
+    assert [count for _key, count in rows] == [3]
+    assert "127.0.0.1" in rows[0][0] and "login" in rows[0][0]
+
+
+class Clock:
+    """``time.time`` of the storage, moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    clock = Clock()
+    monkeypatch.setattr(rate_limits.time, "time", clock)
+    return clock
+
+
+def test_a_window_counts_until_it_ends_then_a_new_one_starts(app: Flask, clock: Clock) -> None:
+    storage = rate_limits.DatabaseStorage()
+    with app.app_context():
+        assert storage.check()
+        assert (storage.get("a"), storage.get_expiry("a")) == (0, clock.now)
+        assert [storage.incr("a", 60) for _ in range(3)] == [1, 2, 3]
+        assert storage.incr("a", 60, amount=2) == 5
+        assert storage.incr("b", 10) == 1
+        assert (storage.get("a"), storage.get_expiry("a")) == (5, 1_000_060.0)
+        clock.now += 30  # b's window has ended, a's has not
+        assert (storage.get("a"), storage.get("b")) == (5, 0)
+        assert storage.incr("a", 60) == 6
+        assert storage.get_expiry("a") == 1_000_060.0  # a try does not move the window
+        assert storage.incr("b", 100) == 1  # a new window for b
+        assert storage.get_expiry("b") == 1_000_130.0
+        clock.now += 30  # a's window ends exactly now
+        assert storage.get("a") == 0
+        assert storage.incr("a", 60) == 1
+        assert storage.get_expiry("a") == 1_000_120.0
+        storage.clear("a")
+        assert storage.get("a") == 0 and storage.get("b") == 1
+        assert storage.reset() == 1
+        assert storage.get("b") == 0
+
+
+def test_a_try_removes_the_rows_whose_window_ended(app: Flask, clock: Clock) -> None:
+    storage = rate_limits.DatabaseStorage()
+    with app.app_context():
+        for n in range(5):
+            storage.incr(f"once-{n}", 60)
+        storage.incr("later", 600)
+        clock.now += 61
+        storage.incr("now", 60)
+        keys = set(db.session.scalars(select(RateLimitCount.key)))
+    assert keys == {"later", "now"}
+
+
+def test_tries_at_once_are_each_counted_once(app: Flask) -> None:
+    storage = rate_limits.DatabaseStorage()
+    counts: list[int] = []
+    start = threading.Barrier(6)
+
+    def tries() -> None:
+        with app.app_context():
+            start.wait()
+            for _ in range(10):
+                counts.append(storage.incr("busy", 60))
+
+    threads = [threading.Thread(target=tries) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(counts) == list(range(1, 61))
+    with app.app_context():
+        assert storage.get("busy") == 60
 
 
 def create_second(uri: str, settings: dict) -> Flask:
