@@ -1,7 +1,7 @@
 """The whole performance picture in one run, against the floor, at two club sizes (issue 17).
 
     python bench/run.py [--sizes 1000,10000] [--large] [--database-url URL] [--quick]
-                        [--seconds 10] [--connections 16] [--threads 4] [--workers 1]
+                        [--seconds 10] [--connections 16] [--threads 4] [--workers N]
                         [--posts 200] [--repeat 20] [--cache-dir DIR | --no-cache] [--strict]
 
 For each size, a club of that many finished matches (``bench/soak_phases.quick_history``:
@@ -14,9 +14,9 @@ history's CSV, one request per connection) measures
 requests per second and the 50th/95th/99th percentile latency of:
 
 - the floor: a minimal Flask route served by waitress with the same threads in its own
-  process (``bench/floor.py``), measured in the same run, before each size; with
-  ``--workers N`` both the floor and the app are served by N processes (``serve
-  --workers``), as a club server on PostgreSQL is (docs/deploy.md);
+  process (``bench/floor.py``), measured in the same run, before each size; both the
+  floor and the app are served by ``--workers`` processes (``serve --workers``; by
+  default serve's own: one per core, at most four);
 - a static file, the match page (finished, and being played: with the deal form), the
   standings, the player page, the standings CSV and the club's matches CSV (the whole
   history);
@@ -79,14 +79,14 @@ from bench import soak_phases  # noqa: E402
 from bench.floor import floor_app  # noqa: E402
 from bench.history import PEOPLE, ClubHistory  # noqa: E402
 from bench.soak_client import HOST, Member, Traffic, deal_fields, forms_of  # noqa: E402
-from bench.soak_server import SERVE, Server, free_port  # noqa: E402
+from bench.soak_server import Server, free_port  # noqa: E402
 from bench.writes import _entries, _record, _timed  # noqa: E402
 from bench.writes import _start as start_at_random  # noqa: E402
 from scorekeeper.app import create_app  # noqa: E402
 from scorekeeper.config import normalise_db_url  # noqa: E402
 from scorekeeper.engine import PRESETS, Side  # noqa: E402
 from scorekeeper.extensions import db  # noqa: E402
-from scorekeeper.keeper import THREADS  # noqa: E402
+from scorekeeper.keeper import THREADS, default_workers  # noqa: E402
 from scorekeeper.models import Match  # noqa: E402
 from scorekeeper.services import accounts, clubs, demo, matches, memberships  # noqa: E402
 
@@ -505,9 +505,9 @@ def served(
     """The floor, then every request through the real server; the floor's figures and
     each measurement's load."""
     loads: dict[str, Load] = {}
-    floor = FloorServer(free_port(), dict(os.environ), log / "floor.log", args.threads)
-    if args.workers > 1:  # (one: served in the process itself, as serve does by default)
-        floor.command = (*FloorServer.command, "--workers", str(args.workers))
+    floor = FloorServer(
+        free_port(), dict(os.environ), log / "floor.log", args.threads, args.workers
+    )
     with serving(floor):
         warm(floor.port, ("GET", "/", None, {}))
         minimal: Request = ("GET", "/", None, {})
@@ -518,9 +518,7 @@ def served(
         "SCOREKEEPER_SECRET_KEY": args.secret,
         "PYTHONFAULTHANDLER": "1",
     }
-    server = Server(free_port(), env, log / "server.log", args.threads)
-    if args.workers > 1:
-        server.command = (*SERVE, "--workers", str(args.workers))
+    server = Server(free_port(), env, log / "server.log", args.threads, args.workers)
     with serving(server):
         member = Member(server.port, Traffic(1000), prepared.username, prepared.password)
         member.log_in()
@@ -841,7 +839,10 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         "--threads", type=int, default=THREADS, help=f"waitress threads ({THREADS}, serve's)"
     )
     parser.add_argument(
-        "--workers", type=int, default=1, help="server processes, the floor's too (1)"
+        "--workers",
+        type=int,
+        default=default_workers(),
+        help=f"server processes, the floor's too ({default_workers()}: serve's, one per core)",
     )
     parser.add_argument("--posts", type=int, help="prepared matches per POST kind (200)")
     parser.add_argument("--repeat", type=int, help="in-process rounds (default 20)")

@@ -55,7 +55,8 @@ class Server:
                     str(self.port),
                     "--threads",
                     str(self.threads),
-                    *(("--workers", str(self.workers)) if self.workers > 1 else ()),
+                    "--workers",  # always: serve's own default is one per core
+                    str(self.workers),
                 ],
                 cwd=ROOT,
                 env={**self.env, "LANGUAGE": "en"},  # its log is read in English (KEPT)

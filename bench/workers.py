@@ -59,7 +59,7 @@ if str(ROOT) not in sys.path:  # run as a script: make ``bench`` importable
 
 from bench import run  # noqa: E402
 from bench.soak_client import Member, Traffic  # noqa: E402
-from bench.soak_server import SERVE, Server, free_port  # noqa: E402
+from bench.soak_server import Server, free_port  # noqa: E402
 from scorekeeper.config import normalise_db_url  # noqa: E402
 
 #: The pages measured (``run.GETS``'s keys) and the floor.
@@ -160,9 +160,7 @@ def serving(server: Server) -> Iterator[Server]:
 
 
 def floor_server(workers: int, threads: int, log: Path) -> Server:
-    floor = run.FloorServer(free_port(), dict(os.environ), log, threads)
-    floor.command = (*run.FloorServer.command, "--workers", str(workers))
-    return floor
+    return run.FloorServer(free_port(), dict(os.environ), log, threads, workers)
 
 
 def app_server(workers: int, built: run.Built, args: argparse.Namespace, log: Path) -> Server:
@@ -172,9 +170,7 @@ def app_server(workers: int, built: run.Built, args: argparse.Namespace, log: Pa
         "SCOREKEEPER_SECRET_KEY": args.secret,
         "PYTHONFAULTHANDLER": "1",
     }
-    server = Server(free_port(), env, log, args.threads)
-    server.command = (*SERVE, "--workers", str(workers))
-    return server
+    return Server(free_port(), env, log, args.threads, workers)
 
 
 def cpu_seconds(pid: int) -> float:

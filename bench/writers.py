@@ -41,7 +41,7 @@ if str(ROOT) not in sys.path:  # run as a script: make ``bench`` importable
 
 from bench import run  # noqa: E402
 from bench.soak_client import Member, Traffic, forms_of  # noqa: E402
-from bench.soak_server import SERVE, Server, free_port  # noqa: E402
+from bench.soak_server import Server, free_port  # noqa: E402
 from bench.workers import cpu_seconds  # noqa: E402
 from scorekeeper.config import normalise_db_url  # noqa: E402
 
@@ -65,8 +65,7 @@ def one_setting(
         "SCOREKEEPER_SECRET_KEY": args.secret,
         "PYTHONFAULTHANDLER": "1",
     }
-    server = Server(free_port(), env, log, threads)
-    server.command = (*SERVE, "--workers", str(workers))
+    server = Server(free_port(), env, log, threads, workers)
     figures: dict[str, Any] = {}
     with run.serving(server):
         member = Member(server.port, Traffic(1000), prepared.username, prepared.password)

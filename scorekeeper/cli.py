@@ -30,7 +30,7 @@ from .cli_commands import (
 from .cli_errors import guarded
 from .cli_help import fill, formatter
 from .cli_i18n import _
-from .keeper import MOST_WORKERS, THREADS
+from .keeper import DEFAULT_MOST_WORKERS, MOST_WORKERS, THREADS, default_workers
 
 #: The examples in ``scorekeeper --help``: the command line and what it does.
 EXAMPLES = (
@@ -145,9 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
         description=fill(
             _(
                 "Apply the database migrations, then serve the app with waitress (one"
-                " process of several threads, or several processes: --workers) and print the"
-                " addresses to open, with a QR code. Should a server process ever crash, it"
-                " is started again at once."
+                " process of several threads per core: --workers) and print the addresses to"
+                " open, with a QR code. Should a server process ever crash, it is started"
+                " again at once."
             )
         ),
         epilog=fill(
@@ -166,16 +166,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--threads",
         type=_within(1, 256),
         default=THREADS,
-        help=_("requests served at once (default %(default)s)"),
+        help=_("requests each server process serves at once (default %(default)s)"),
     )
     run.add_argument(
         "--workers",
         type=_within(1, MOST_WORKERS),
-        default=1,
+        default=default_workers(),
         help=_(
             "server processes, each serving --threads requests at once, 1 to %(most)s"
-            " (default %%(default)s; a club server on PostgreSQL: one per core)",
+            " (default: one per core, at most %(cores)s; here %%(default)s)",
             most=MOST_WORKERS,
+            cores=DEFAULT_MOST_WORKERS,
         ),
     )
     # the server process serve starts (and starts again after a crash): keeper.py

@@ -60,6 +60,26 @@ MOST_WORKERS = 64
 THREADS = 4
 #: Whether children can inherit the listening socket (not on Windows).
 CAN_KEEP = os.name == "posix"
+#: ``serve``'s processes unless told: one per core, at most this many. On SQLite more
+#: serve no more saves (one writes at a time) and each keeps its own page cache.
+DEFAULT_MOST_WORKERS = 4
+
+
+def default_workers() -> int:
+    """One server process per core this process may run on (a container's share, where
+    the system tells it), at most ``DEFAULT_MOST_WORKERS``; one where children cannot
+    inherit the socket. Served by one process, sixteen phones saving at once on two cores
+    waited behind a single core: the app's work holds the GIL, so only processes use the
+    others (bench/run.py, docs/performance.md)."""
+    if not CAN_KEEP:
+        return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS: no affinity
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, DEFAULT_MOST_WORKERS))
+
+
 WINDOW = 60.0
 #: How often the child checks that its parent is still there.
 ORPHAN_CHECK = 0.5

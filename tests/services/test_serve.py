@@ -131,6 +131,36 @@ def test_the_readme_server_migrates_prints_its_address_and_answers_there(
     assert status == 200
     assert "<h1" in page and "New match" in page
     assert "alembic_version" in tables(env)
+    if Path("/proc/self/task").exists():  # one server process per core (keeper.default_workers)
+        from scorekeeper import keeper
+
+        _serving_children(server.process.pid, keeper.default_workers())
+
+
+@pytest.mark.parametrize(
+    ("cores", "posix", "expected"),
+    [(1, True, 1), (2, True, 2), (4, True, 4), (16, True, 4), (16, False, 1)],
+)
+def test_serve_runs_one_process_per_core_by_default_and_at_most_four(
+    monkeypatch: pytest.MonkeyPatch, cores: int, posix: bool, expected: int
+) -> None:
+    from scorekeeper import cli, keeper
+
+    monkeypatch.setattr(
+        keeper.os, "sched_getaffinity", lambda _pid: set(range(cores)), raising=False
+    )
+    monkeypatch.setattr(keeper, "CAN_KEEP", posix)
+    assert keeper.default_workers() == expected
+    assert cli.build_parser().parse_args(["serve"]).workers == expected
+
+
+def test_without_affinity_the_default_counts_every_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    from scorekeeper import keeper
+
+    monkeypatch.delattr(keeper.os, "sched_getaffinity", raising=False)
+    monkeypatch.setattr(keeper.os, "cpu_count", lambda: 3)
+    monkeypatch.setattr(keeper, "CAN_KEEP", True)
+    assert keeper.default_workers() == 3
 
 
 WSGI_APP = "import gc; from scorekeeper.wsgi import app; print(app.name, gc.get_freeze_count())"
@@ -144,7 +174,7 @@ def test_requests_waiting_for_a_thread_print_nothing(
     terminal, though that is how a process of few threads serves by design."""
     port = free_port()
     argv = [sys.executable, "-m", "scorekeeper.cli", "serve", "--host", "127.0.0.1"]
-    server = Server([*argv, "--port", str(port), "--threads", "1"], env)
+    server = Server([*argv, "--port", str(port), "--threads", "1", "--workers", "1"], env)
     servers.append(server)
     url = server.wait_for(r"running on this computer only: (http://\S+)").group(1)
     with ThreadPoolExecutor(8) as pool:
@@ -228,7 +258,7 @@ def test_a_crashed_server_process_is_started_again_and_nothing_is_refused_meanwh
     answered by the new process; a kill -9 of serve itself leaves no process on the port."""
     port = free_port()
     argv = [sys.executable, "-m", "scorekeeper.cli", "serve", "--host", "127.0.0.1"]
-    server = Server([*argv, "--port", str(port)], env)
+    server = Server([*argv, "--port", str(port), "--workers", "1"], env)
     servers.append(server)
     url = server.wait_for(r"running on this computer only: (http://\S+)").group(1)
     assert get(url)[0] == 200
