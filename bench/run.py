@@ -1,7 +1,7 @@
 """The whole performance picture in one run, against the floor, at two club sizes (issue 17).
 
     python bench/run.py [--sizes 1000,10000] [--large] [--database-url URL] [--quick]
-                        [--seconds 10] [--connections 16] [--threads 4] [--workers N]
+                        [--seconds 10] [--connections 16] [--threads N] [--workers N]
                         [--posts 200] [--repeat 20] [--cache-dir DIR | --no-cache] [--strict]
 
 For each size, a club of that many finished matches (``bench/soak_phases.quick_history``:
@@ -86,7 +86,7 @@ from scorekeeper.app import create_app  # noqa: E402
 from scorekeeper.config import normalise_db_url  # noqa: E402
 from scorekeeper.engine import PRESETS, Side  # noqa: E402
 from scorekeeper.extensions import db  # noqa: E402
-from scorekeeper.keeper import THREADS, default_workers  # noqa: E402
+from scorekeeper.keeper import default_threads, default_workers  # noqa: E402
 from scorekeeper.models import Match  # noqa: E402
 from scorekeeper.services import accounts, clubs, demo, matches, memberships  # noqa: E402
 
@@ -836,7 +836,9 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, help="per served measurement (default 10)")
     parser.add_argument("--connections", type=int, default=16, help="load connections (16)")
     parser.add_argument(
-        "--threads", type=int, default=THREADS, help=f"waitress threads ({THREADS}, serve's)"
+        "--threads",
+        type=int,
+        help="waitress threads a process (serve's: 4 with one process, 1 each with several)",
     )
     parser.add_argument(
         "--workers",
@@ -863,6 +865,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     args.seconds = args.seconds or (2.0 if args.quick else 10.0)
     args.posts = args.posts or (30 if args.quick else 200)
     args.repeat = args.repeat or (5 if args.quick else 20)
+    if args.threads is None:
+        args.threads = default_threads(args.workers)
     if min(args.connections, args.threads, args.workers, args.posts) < 1 or args.seconds <= 0:
         parser.error("--seconds, --connections, --threads, --workers and --posts must be positive")
     if args.repeat < 1:

@@ -61,6 +61,7 @@ from bench import run  # noqa: E402
 from bench.soak_client import Member, Traffic  # noqa: E402
 from bench.soak_server import Server, free_port  # noqa: E402
 from scorekeeper.config import normalise_db_url  # noqa: E402
+from scorekeeper.keeper import THREADS  # noqa: E402
 
 #: The pages measured (``run.GETS``'s keys) and the floor.
 READS = ("match_finished", "match_form", "standings", "player")
@@ -322,7 +323,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, help="rounds, in ABBA order (default 2)")
     parser.add_argument("--connections", type=int, default=16, help="load connections (16)")
     parser.add_argument(
-        "--threads", type=int, default=run.THREADS, help=f"waitress threads ({run.THREADS})"
+        "--threads", type=int, default=THREADS, help=f"waitress threads ({THREADS})"
     )
     parser.add_argument(
         "--load", choices=LOADS, help="load generator (default: wrk if installed, else python)"

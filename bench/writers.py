@@ -44,6 +44,7 @@ from bench.soak_client import Member, Traffic, forms_of  # noqa: E402
 from bench.soak_server import Server, free_port  # noqa: E402
 from bench.workers import cpu_seconds  # noqa: E402
 from scorekeeper.config import normalise_db_url  # noqa: E402
+from scorekeeper.keeper import THREADS  # noqa: E402
 
 KINDS = ("deal_post", "finish_post", "finish_late_post")
 
@@ -114,7 +115,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--database-url", help="PostgreSQL (as run.py); default SQLite")
     parser.add_argument("--size", type=int, default=1000, help="the club's finished matches")
     parser.add_argument("--kinds", default="deal_post,finish_post", help="POST kinds (run.py's)")
-    parser.add_argument("--threads", default=str(run.THREADS), help="waitress threads to compare")
+    parser.add_argument("--threads", default=str(THREADS), help="waitress threads to compare")
     parser.add_argument("--workers", default="1", help="server processes to compare")
     parser.add_argument("--posts", type=int, default=300, help="prepared matches per kind")
     parser.add_argument("--seconds", type=float, default=10.0, help="per measurement")

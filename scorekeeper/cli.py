@@ -30,7 +30,13 @@ from .cli_commands import (
 from .cli_errors import guarded
 from .cli_help import fill, formatter
 from .cli_i18n import _
-from .keeper import DEFAULT_MOST_WORKERS, MOST_WORKERS, THREADS, default_workers
+from .keeper import (
+    DEFAULT_MOST_WORKERS,
+    MOST_WORKERS,
+    THREADS,
+    THREADS_OF_SEVERAL,
+    default_workers,
+)
 
 #: The examples in ``scorekeeper --help``: the command line and what it does.
 EXAMPLES = (
@@ -165,8 +171,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--threads",
         type=_within(1, 256),
-        default=THREADS,
-        help=_("requests each server process serves at once (default %(default)s)"),
+        default=None,
+        help=_(
+            "requests each server process serves at once (default %(one)s with one process,"
+            " %(several)s with several)",
+            one=THREADS,
+            several=THREADS_OF_SEVERAL,
+        ),
     )
     run.add_argument(
         "--workers",

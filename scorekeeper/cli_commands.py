@@ -158,6 +158,8 @@ def serve(args: argparse.Namespace) -> int:
                 workers=args.workers,
             )
         )
+    if args.threads is None:
+        args.threads = keeper.default_threads(args.workers)
     app = create_app()
     if args.listening_fd is not None:  # the child: serve on the socket its parent opened
         balance = (args.balance_fd, args.slot) if args.balance_fd is not None else None

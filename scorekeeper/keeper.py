@@ -51,13 +51,24 @@ CRASHES |= {signal.SIGKILL}
 TOO_MANY = 5
 #: The most child processes ``serve --workers`` starts.
 MOST_WORKERS = 64
-#: Requests a server process serves at once (``serve --threads``): waitress's own default.
-#: The app's work holds the GIL, so more threads serve no more on a core; they queue for
-#: it, a writer among them holding its match's and club's locks meanwhile. With 16 phones
-#: saving at once on PostgreSQL, 8 threads took a tenth to a sixth more CPU a save and
-#: gave finishes a p95 1.7 times 4's; pages were served alike (bench/writers.py,
+#: Requests a lone server process serves at once (``serve --threads``): waitress's own
+#: default, so that a slow request (a big club's whole-history CSV) does not hold up the
+#: rest. The app's work holds the GIL, so more threads serve no more on a core; they queue
+#: for it, a writer among them holding its match's and club's locks meanwhile. With 16
+#: phones saving at once on PostgreSQL, 8 threads took a tenth to a sixth more CPU a save
+#: and gave finishes a p95 1.7 times 4's; pages were served alike (bench/writers.py,
 #: docs/performance.md, ninth round).
 THREADS = 4
+#: The same for each of several processes: one. Two processes on two cores, 16 phones
+#: finishing matches of one club on PostgreSQL, ABBA rounds: one thread each finished
+#: 56-59 a second (p95 350-418 ms) where two finished 41-42 (506 ms); in other rounds 80-85
+#: where four finished 47-57 (474-612 ms). PostgreSQL's CPU a finish grew with the
+#: transactions at once, 8-13 ms with one thread each, 13-17 with two and four: they all
+#: wait on the club's lock and its version's row. Not the GIL's hand-over: a switch
+#: interval of 0.5 ms instead of 5 changed nothing (bench/writers.py, docs/performance.md,
+#: sixteenth round). Another process serves while one is busy, and waitress reads and
+#: writes the sockets in its own loop, so a slow phone holds no thread.
+THREADS_OF_SEVERAL = 1
 #: Whether children can inherit the listening socket (not on Windows).
 CAN_KEEP = os.name == "posix"
 #: ``serve``'s processes unless told: one per core, at most this many. On SQLite more
@@ -78,6 +89,12 @@ def default_workers() -> int:
     except AttributeError:  # macOS: no affinity
         cores = os.cpu_count() or 1
     return max(1, min(cores, DEFAULT_MOST_WORKERS))
+
+
+def default_threads(workers: int) -> int:
+    """``serve``'s threads a process unless told: ``THREADS`` for one process,
+    ``THREADS_OF_SEVERAL`` each for several."""
+    return THREADS if workers == 1 else THREADS_OF_SEVERAL
 
 
 WINDOW = 60.0
@@ -320,7 +337,7 @@ def serve_on_inherited(
     from .app import settle
 
     # waitress warns of every request that waits for a thread ("Task queue depth is 2"):
-    # with the few threads a process is given by design (``THREADS``: the app's work holds
+    # with the few threads a process is given by design (``default_threads``: the app's work holds
     # the GIL), that is how a busy evening is served, a line a request on the terminal
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     sock = socket.socket(fileno=fd)

@@ -154,6 +154,35 @@ def test_serve_runs_one_process_per_core_by_default_and_at_most_four(
     assert cli.build_parser().parse_args(["serve"]).workers == expected
 
 
+@pytest.mark.parametrize(
+    ("argv", "threads", "workers"),
+    [
+        (["--workers", "1"], 4, 1),
+        (["--workers", "2"], 1, 2),
+        (["--workers", "3", "--threads", "3"], 3, 3),
+        (["--workers", "1", "--threads", "2"], 2, 1),
+    ],
+)
+def test_a_lone_process_serves_four_requests_at_once_and_each_of_several_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, argv: list[str], threads: int, workers: int
+) -> None:
+    from scorekeeper import cli, cli_commands, keeper
+
+    seen: dict[str, int] = {}
+
+    def keep_serving(_sock: object, threads: int, workers: int = 1) -> int:
+        seen.update(threads=threads, workers=workers)
+        return 0
+
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'unused.sqlite3'}")
+    monkeypatch.setattr(cli_commands, "migrate_database", lambda _app: "head")
+    monkeypatch.setattr(cli_commands, "announce", lambda _host, _port: [])
+    monkeypatch.setattr(keeper, "CAN_KEEP", True)
+    monkeypatch.setattr(keeper, "keep_serving", keep_serving)
+    assert cli.main(["serve", "--host", "127.0.0.1", "--port", "0", *argv]) == 0
+    assert seen == {"threads": threads, "workers": workers}
+
+
 def test_without_affinity_the_default_counts_every_core(monkeypatch: pytest.MonkeyPatch) -> None:
     from scorekeeper import keeper
 
