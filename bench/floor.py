@@ -7,7 +7,8 @@ served by waitress with as many threads as ``scorekeeper serve`` is given, in it
 process. What the real server does per request beyond this is the app's own work: the
 figures of ``bench/run.py`` are ratios to this floor, measured in the same run. With
 ``--workers N`` it is served as ``scorekeeper serve --workers N`` serves the app: N
-waitress processes accepting on one socket that this process bound (``bench/workers.py``).
+waitress processes accepting on one socket that this process bound, the one holding the
+fewest connections accepting the next (``keeper.Balance``; ``bench/workers.py``).
 """
 
 from __future__ import annotations
@@ -39,23 +40,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=4)  # serve's (scorekeeper.keeper)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--listening-fd", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--balance-fd", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--slot", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    from waitress import create_server, serve
+    from waitress import serve
+
+    from scorekeeper import keeper
 
     if args.listening_fd is not None:  # one of several: serve on the parent's socket
-        sock = socket.socket(fileno=args.listening_fd)
-        create_server(floor_app(), sockets=[sock], threads=args.threads, ident="floor").run()
+        balance = (args.balance_fd, args.slot) if args.balance_fd is not None else None
+        keeper.serve_on_inherited(floor_app(), args.listening_fd, args.threads, balance)
         return 0
     if args.workers == 1:
         serve(floor_app(), host=args.host, port=args.port, threads=args.threads, ident="floor")
         return 0
+    # as serve --workers: the process holding the fewest connections accepts the next
+    # (keeper.Balance); left to themselves, one process took most of the 16 connections
     sock = socket.create_server((args.host, args.port), backlog=1024)
     sock.set_inheritable(True)
     fd = str(sock.fileno())
+    balance = keeper.Balance.create(args.workers)
     command = [sys.executable, __file__, "--port", "0", "--threads", str(args.threads)]
     children = [
-        subprocess.Popen([*command, "--listening-fd", fd], pass_fds=(sock.fileno(),))
-        for _ in range(args.workers)
+        subprocess.Popen(
+            [*command, "--listening-fd", fd, "--balance-fd", str(balance.fd), "--slot", str(n)],
+            pass_fds=(sock.fileno(), balance.fd),
+        )
+        for n in range(args.workers)
     ]
     try:
         for child in children:
@@ -64,6 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for child in children:
             child.terminate()
             child.wait()
+        balance.close()
     return 0
 
 
