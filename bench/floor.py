@@ -21,6 +21,9 @@ from collections.abc import Sequence
 
 from flask import Flask
 
+#: What each of several processes prints as it begins to accept.
+READY = "floor process ready"
+
 
 def floor_app() -> Flask:
     """The smallest Flask app: one route that answers two bytes."""
@@ -49,7 +52,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.listening_fd is not None:  # one of several: serve on the parent's socket
         balance = (args.balance_fd, args.slot) if args.balance_fd is not None else None
-        keeper.serve_on_inherited(floor_app(), args.listening_fd, args.threads, balance)
+        app = floor_app()
+        print(READY, flush=True)  # (bench/run.py waits for every process's line)
+        keeper.serve_on_inherited(app, args.listening_fd, args.threads, balance)
         return 0
     if args.workers == 1:
         serve(floor_app(), host=args.host, port=args.port, threads=args.threads, ident="floor")

@@ -76,6 +76,7 @@ from sqlalchemy.engine import make_url  # noqa: E402
 
 from bench import history as history_module  # noqa: E402
 from bench import soak_phases  # noqa: E402
+from bench.floor import READY as FLOOR_READY  # noqa: E402
 from bench.floor import floor_app  # noqa: E402
 from bench.history import PEOPLE, ClubHistory  # noqa: E402
 from bench.soak_client import HOST, Member, Traffic, deal_fields, forms_of  # noqa: E402
@@ -86,7 +87,7 @@ from scorekeeper.app import create_app  # noqa: E402
 from scorekeeper.config import normalise_db_url  # noqa: E402
 from scorekeeper.engine import PRESETS, Side  # noqa: E402
 from scorekeeper.extensions import db  # noqa: E402
-from scorekeeper.keeper import default_threads, default_workers  # noqa: E402
+from scorekeeper.keeper import Balance, default_threads, default_workers  # noqa: E402
 from scorekeeper.models import Match  # noqa: E402
 from scorekeeper.services import accounts, clubs, demo, matches, memberships  # noqa: E402
 
@@ -489,6 +490,23 @@ class FloorServer(Server):
 
     command = (sys.executable, str(ROOT / "bench" / "floor.py"))
 
+    def _wait_ready(self, limit: float = 120.0) -> None:
+        """Ready once every process accepts and shares connections out. The socket accepts
+        as soon as it is bound: measured then, a floor of one thread a process had most of
+        its 16 connections taken by one process, and waitress, one thread serving 16 busy
+        connections, answered 110-600 a second."""
+        super()._wait_ready(limit)
+        deadline = time.monotonic() + limit
+        while self.workers > 1 and time.monotonic() < deadline:
+            if self.log.read_text(errors="replace").count(FLOOR_READY) >= self.workers:
+                # each process counts the others only once it has looked for a while
+                # (keeper.Balance.STALE): before, each takes what it is offered
+                time.sleep(2 * Balance.STALE)
+                return
+            time.sleep(0.05)
+        if self.workers > 1:
+            raise SystemExit(f"bench: the floor's processes did not start; see {self.log}")
+
 
 @contextmanager
 def serving(server: Server) -> Iterator[Server]:
@@ -509,7 +527,7 @@ def served(
         free_port(), dict(os.environ), log / "floor.log", args.threads, args.workers
     )
     with serving(floor):
-        warm(floor.port, ("GET", "/", None, {}))
+        warm(floor.port, ("GET", "/", None, {}), WARM_UP, args.workers)
         minimal: Request = ("GET", "/", None, {})
         loads[FLOOR] = hammer(floor.port, lambda: minimal, args.connections, args.seconds)
     env = {
@@ -533,6 +551,8 @@ def served(
         )
         cookie = "; ".join(f"{k}={v}" for k, v in member.cookies.items())
         member.close()
+        if args.workers > 1:  # every process looking before the first measurement: as
+            time.sleep(2 * Balance.STALE)  # the floor's (FloorServer._wait_ready)
         paths = {"static": css, **prepared.paths}
         for key in GETS:
             headers = {"Cookie": cookie} if key == "match_form" else {}
