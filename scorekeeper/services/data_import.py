@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, insert, inspect, select, text
+from sqlalchemy import delete, func, insert, inspect, select, text
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -32,6 +32,7 @@ from .data_tables import (
     EXPORTED,
     FORMAT,
     NOT_EXPORTED,
+    TRANSIENT,
     VERSION,
     BadValueError,
     Refused,
@@ -217,11 +218,12 @@ def _unique_keys(source: str, table: Any, rows: list[dict[str, Any]]) -> None:
 
 
 def contents(session: Session) -> dict[str, int]:
-    """Rows per table of the app that holds any (tables not created yet count as empty)."""
+    """Rows per table of the app that holds any (tables not created yet count as empty,
+    and the ``TRANSIENT`` ones are not counted)."""
     existing = set(inspect(session.connection()).get_table_names())
     counts = {}
     for table in db.metadata.sorted_tables:
-        if table.name in existing:
+        if table.name in existing and table.name not in TRANSIENT:
             count = session.scalar(select(func.count()).select_from(table)) or 0
             if count:
                 counts[table.name] = count
@@ -251,6 +253,8 @@ def load(tables: Rows, source: str = THE_FILE) -> Imported:
     session = db.session
     try:
         refuse_unless_empty(session)
+        for name in sorted(TRANSIENT):
+            session.execute(delete(db.metadata.tables[name]))
         check_rule_sets(tables, source)
         games = score_matches(tables, source)
         for table in exported_tables(db.metadata):

@@ -12,9 +12,10 @@ import pytest
 from sqlalchemy import event, func, select, text
 from sqlalchemy.exc import OperationalError
 
+from scorekeeper import rate_limits
 from scorekeeper.engine import PRESETS
 from scorekeeper.extensions import db
-from scorekeeper.models import Club, Match
+from scorekeeper.models import Club, Match, RateLimitCount
 from scorekeeper.services import clubs, data_export, data_import, demo, rule_sets
 from scorekeeper.services.data_tables import Refused
 
@@ -170,6 +171,15 @@ def test_an_import_into_a_database_with_any_row_is_refused_and_changes_nothing(
     assert message.startswith("The database is not empty (clubs 1)")
     assert "import loads into an empty database only" in message
     assert db.session.scalars(select(Club.name)).all() == ["Already here"]
+
+
+def test_tries_at_logging_in_before_the_import_do_not_make_the_database_not_empty(
+    exported: dict[str, Any],
+) -> None:
+    rate_limits.DatabaseStorage().incr("LIMITER/10.0.0.9/auth.login/10/1/minute", 60)
+    data_import.load(data_import.parse(exported, "club.json"))
+    assert db.session.scalar(select(func.count()).select_from(RateLimitCount)) == 0
+    assert db.session.scalars(select(Club.name)).all() == ["Tuesday"]
 
 
 def refusal_keeping(doc: dict[str, Any]) -> str:
