@@ -337,8 +337,9 @@ def serve_on_inherited(
     from .app import settle
 
     # waitress warns of every request that waits for a thread ("Task queue depth is 2"):
-    # with the few threads a process is given by design (``default_threads``: the app's work holds
-    # the GIL), that is how a busy evening is served, a line a request on the terminal
+    # with the few threads a process is given by design (``default_threads``: the app's
+    # work holds the GIL), that is how a busy evening is served, a line a request on the
+    # terminal
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     sock = socket.socket(fileno=fd)
     server = create_server(app, sockets=[sock], threads=threads, ident="scorekeeper")
