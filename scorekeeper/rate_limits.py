@@ -18,7 +18,6 @@ counted it fails.
 
 from __future__ import annotations
 
-import functools
 import time
 from typing import Any
 
@@ -30,7 +29,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from .database import READ_ONLY
 from .extensions import db
 from .models import RateLimitCount
-from .services.upserts import INSERTS
+from .services import upserts
 
 TABLE = RateLimitCount.__table__
 NOW = bindparam("now", type_=Float())
@@ -40,19 +39,11 @@ _COUNT = select(TABLE.c.count).where(TABLE.c.key == bindparam("key"), TABLE.c.ex
 _ENDS = select(TABLE.c.expires_at).where(TABLE.c.key == bindparam("key"), TABLE.c.expires_at > NOW)
 
 
-@functools.lru_cache(maxsize=4)
-def _add(dialect: str) -> Any:
-    """A try: the key's row inserted, or its count added to, and the count returned. The
-    rows whose window ended were deleted just before, in the same transaction: a row
-    found here is in its window."""
-    if dialect not in INSERTS:
-        raise NotImplementedError(f"rate limits in {dialect}: SQLite and PostgreSQL only")
-    insert: Any = INSERTS[dialect](TABLE).values(
-        key=bindparam("key"), count=bindparam("amount"), expires_at=bindparam("ends")
-    )
-    return insert.on_conflict_do_update(
-        index_elements=[TABLE.c.key], set_={"count": TABLE.c.count + insert.excluded.count}
-    ).returning(TABLE.c.count)
+def _added(excluded: Any) -> dict[str, Any]:
+    """A try at a key already counted adds to its count (the window stays). The rows whose
+    window ended were deleted just before, in the same transaction: a row found is in its
+    window."""
+    return {"count": TABLE.c.count + excluded.count}
 
 
 class DatabaseStorage(Storage):
@@ -60,11 +51,6 @@ class DatabaseStorage(Storage):
     engine of the app handling the request, so one limiter serves every app."""
 
     STORAGE_SCHEME = ["database"]  # noqa: RUF012  (the type limits declares; its registry reads it)
-
-    def __init__(
-        self, uri: str | None = None, wrap_exceptions: bool = False, **options: Any
-    ) -> None:
-        super().__init__(uri, wrap_exceptions=wrap_exceptions, **options)
 
     @property
     def base_exceptions(self) -> type[Exception]:
@@ -76,9 +62,10 @@ class DatabaseStorage(Storage):
             # The ended rows go first: PostgreSQL then takes each writer's row locks in
             # one order (the ended rows by the index, then its own key's row).
             connection.execute(_ENDED, {"now": now})
+            add = upserts.statement(connection.dialect.name, TABLE, ("key",), _added)
             count = connection.scalar(
-                _add(connection.dialect.name),
-                {"key": key, "amount": amount, "ends": now + expiry},
+                add.returning(TABLE.c.count),
+                {"key": key, "count": amount, "expires_at": now + expiry},
             )
         return int(count or 0)
 

@@ -33,11 +33,11 @@ def upsert(
     their ``unique`` columns."""
     if rows:
         dialect = session.get_bind().dialect.name
-        session.execute(_statement(dialect, table, tuple(unique), changes), list(rows))
+        session.execute(statement(dialect, table, tuple(unique), changes), list(rows))
 
 
 @functools.lru_cache(maxsize=16)
-def _statement(
+def statement(
     dialect: str, table: Table, unique: tuple[str, ...], changes: Callable[[Any], Any]
 ) -> Any:
     """The statement, built once per table and dialect (building it costs more than a
