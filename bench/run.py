@@ -499,13 +499,19 @@ class FloorServer(Server):
         deadline = time.monotonic() + limit
         while self.workers > 1 and time.monotonic() < deadline:
             if self.log.read_text(errors="replace").count(FLOOR_READY) >= self.workers:
-                # each process counts the others only once it has looked for a while
-                # (keeper.Balance.STALE): before, each takes what it is offered
-                time.sleep(2 * Balance.STALE)
+                balanced(self.workers)
                 return
             time.sleep(0.05)
         if self.workers > 1:
             raise SystemExit(f"bench: the floor's processes did not start; see {self.log}")
+
+
+def balanced(workers: int) -> None:
+    """Wait, with several processes up, until each counts the others: a process that has
+    not yet written its share (``keeper.Balance``) counts for nothing, and each takes
+    what it is offered meanwhile."""
+    if workers > 1:
+        time.sleep(2 * Balance.STALE)
 
 
 @contextmanager
@@ -551,8 +557,7 @@ def served(
         )
         cookie = "; ".join(f"{k}={v}" for k, v in member.cookies.items())
         member.close()
-        if args.workers > 1:  # every process looking before the first measurement: as
-            time.sleep(2 * Balance.STALE)  # the floor's (FloorServer._wait_ready)
+        balanced(args.workers)  # (the app's processes are up: the log-in was answered)
         paths = {"static": css, **prepared.paths}
         for key in GETS:
             headers = {"Cookie": cookie} if key == "match_form" else {}
