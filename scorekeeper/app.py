@@ -52,9 +52,11 @@ def register_extensions(app: Flask) -> None:
     """Bind the extensions; tune SQLite connections (foreign keys, WAL, BEGIN IMMEDIATE);
     refuse NUL characters in text sent to any database; move a club's data version on
     with every change to it."""
-    from . import rate_limits  # noqa: F401  (the ``database://`` rate-limit storage)
     from .database import refuse_nul, tune_sqlite
-    from .services import club_versions
+    from .services import (
+        club_versions,
+        rate_limits,  # noqa: F401  (the ``database://`` rate-limit storage)
+    )
     from .web.i18n import install_page_gettext, select_locale
 
     db.init_app(app)

@@ -33,7 +33,7 @@ class Defaults:
     REMEMBER_COOKIE_HTTPONLY = True
     REMEMBER_COOKIE_DURATION = 30 * 24 * 3600  # as services.accounts.REMEMBER_DAYS
     PROXY_FIX = 0  # how many proxies in front set X-Forwarded-* (0: trust none)
-    # Tries counted in the app's database, shared by every server process (rate_limits.py)
+    # Tries counted in the app's database, shared by all processes (services/rate_limits.py)
     RATELIMIT_STORAGE_URI = "database://"
     RATELIMIT_HEADERS_ENABLED = True
     RATELIMIT_LOGIN = "10 per minute;60 per hour"

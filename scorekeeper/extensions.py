@@ -23,5 +23,5 @@ babel = Babel()
 login_manager = LoginManager()
 #: Rate limits on log-in, sign-up and password reset only (no default limit). Storage:
 #: ``RATELIMIT_STORAGE_URI`` (``SCOREKEEPER_RATELIMIT_STORAGE_URI``): the app's database
-#: (``database://``, ``rate_limits.py``) unless set; ``memory://`` or ``redis://...``.
+#: (``database://``, ``services/rate_limits.py``) unless set; ``memory://`` or ``redis://``.
 limiter = Limiter(key_func=get_remote_address, default_limits=[])

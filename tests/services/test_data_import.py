@@ -12,11 +12,10 @@ import pytest
 from sqlalchemy import event, func, select, text
 from sqlalchemy.exc import OperationalError
 
-from scorekeeper import rate_limits
 from scorekeeper.engine import PRESETS
 from scorekeeper.extensions import db
 from scorekeeper.models import Club, Match, RateLimitCount
-from scorekeeper.services import clubs, data_export, data_import, demo, rule_sets
+from scorekeeper.services import clubs, data_export, data_import, demo, rate_limits, rule_sets
 from scorekeeper.services.data_tables import Refused
 
 

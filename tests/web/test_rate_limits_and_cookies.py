@@ -12,9 +12,9 @@ from flask import Flask
 from sqlalchemy import select
 from support import PASSWORD, ensure_account, log_in, make_app
 
-from scorekeeper import rate_limits
 from scorekeeper.extensions import db
 from scorekeeper.models import RateLimitCount
+from scorekeeper.services import rate_limits
 
 REDIS = "redis://127.0.0.1:6379/5"
 

@@ -26,10 +26,10 @@ from sqlalchemy import Float, bindparam, delete, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
-from .database import READ_ONLY
-from .extensions import db
-from .models import RateLimitCount
-from .services import upserts
+from ..database import READ_ONLY
+from ..extensions import db
+from ..models import RateLimitCount
+from . import upserts
 
 TABLE = RateLimitCount.__table__
 NOW = bindparam("now", type_=Float())
