@@ -132,10 +132,12 @@ class Balance:
     integers, in a file the parent makes and every process maps into memory
     (``--balance-fd``). A process writes its slot each time its server's loop asks
     whether to listen, at least every ``LOOK`` seconds: a slot not written for ``STALE``
-    seconds while the reader looked (its process gone, stopped or not started yet) counts
-    for nothing. A process that may not accept stops listening, and looks again when its
-    own connections' traffic or ``LOOK`` wakes it; the one holding the fewest always
-    listens.
+    seconds while the reader looked (its process gone or stopped) counts for nothing. The
+    parent writes a slot when it starts the slot's process (``starting``): no connections,
+    ahead of the clock by ``START``, so that the others leave the starting one its share
+    while it imports and opens the app (a slot never written counts for nothing). A
+    process that may not accept stops listening, and looks again when its own
+    connections' traffic or ``LOOK`` wakes it; the one holding the fewest always listens.
     """
 
     #: The longest a process that stopped listening waits before it looks again.
@@ -143,6 +145,9 @@ class Balance:
     #: A slot not written for this long, while another process looked, is of no process
     #: that is serving.
     STALE = 1.0
+    #: The longest a starting process's slot counts as written before it looks itself
+    #: (seconds; a start that takes longer counts for nothing meanwhile, as before).
+    START = 5.0
 
     def __init__(
         self, fd: int, file: Any = None, clock: Callable[[], float] = time.monotonic
@@ -162,6 +167,16 @@ class Balance:
         os.set_inheritable(file.fileno(), True)
         return cls(file.fileno(), file, clock)
 
+    def starting(self, slot: int) -> None:
+        """The process of ``slot`` is being started: it holds no connection, and its
+        slot counts as written for ``START`` seconds from now, until it looks itself (the
+        others then wait for it instead of taking every connection meanwhile; its own
+        first look is still a first look)."""
+        ahead = int((self._clock() + self.START) * 1000)
+        slots, mine = self._slots, 4 * slot
+        slots[mine], slots[mine + 2], slots[mine + 3] = 0, 0, 0
+        slots[mine + 1] = ahead
+
     def may_accept(self, slot: int, connections: int) -> bool:
         """Note that the process of ``slot`` holds ``connections``; whether it may accept
         another: when no other process that is serving holds fewer.
@@ -172,12 +187,14 @@ class Balance:
         ``STALE`` seconds, the others count as they were when this one last looked before
         the pause, so that those paused too have that long to look again (judged by the
         clock alone, the first process to go on took every connection waiting meanwhile).
-        A slot never written counts for nothing (its process has not started)."""
+        A slot never written counts for nothing (its process has not started); one
+        written ahead by the parent (``starting``) counts as no connections until then."""
         now = int(self._clock() * 1000)
         stale = int(self.STALE * 1000)
         slots, mine = self._slots, 4 * slot
-        if now - slots[mine + 1] > stale // 2:  # the first look, or the first after a pause
-            slots[mine + 2], slots[mine + 3] = now, slots[mine + 1]
+        written = slots[mine + 1] if slots[mine + 1] <= now else 0  # ahead: not looked yet
+        if now - written > stale // 2:  # the first look, or the first after a pause
+            slots[mine + 2], slots[mine + 3] = now, written
         slots[mine], slots[mine + 1] = connections, now
         since = now if now - slots[mine + 2] >= stale else slots[mine + 3]
         fresh = max(since - stale, 1)
@@ -240,6 +257,7 @@ def keep_serving(
         if balance is None:
             child = subprocess.Popen(worker_command(fd, threads), env=env, pass_fds=(fd,))
         else:
+            balance.starting(slot)
             command = worker_command(fd, threads, (balance.fd, slot))
             child = subprocess.Popen(command, env=env, pass_fds=(fd, balance.fd))
         children[slot], started[slot] = child, time.monotonic()

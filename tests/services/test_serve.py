@@ -544,6 +544,70 @@ def test_the_process_holding_the_fewest_connections_accepts_the_next() -> None:
         balance.close()
 
 
+def test_a_process_being_started_is_left_its_share() -> None:
+    """``Balance.starting``: while a process starts (imports, opens the app), the others
+    count it as holding no connection, so one that holds some leaves the next to it
+    instead of taking every connection meanwhile (with one thread a process, waitress
+    serving many busy connections answers a tenth as many). A start that takes longer than
+    ``START`` counts for nothing again; the starting process's own first look is a first
+    look (it counts the others as they last wrote, whenever that was)."""
+    from scorekeeper import keeper
+
+    now = [1000.0]
+    balance = keeper.Balance.create(3, clock=lambda: now[0])
+    look, stale = keeper.Balance.LOOK, keeper.Balance.STALE
+    try:
+        assert balance.may_accept(0, 3)
+        balance.starting(1)  # the parent starts 1 (2 is never started)
+        assert not balance.may_accept(0, 1)  # 1 holds none: it takes the next
+        assert balance.may_accept(0, 0)
+        for _ in range(round((keeper.Balance.START + stale - 0.1) / look)):
+            now[0] += look
+            assert not balance.may_accept(0, 3)  # the whole of START, and STALE after it
+        now[0] += 0.2
+        assert balance.may_accept(0, 3)  # 1 never looked: it counts for nothing again
+
+        balance.starting(1)  # started again; 0 stops looking (paused, say) for 2 s
+        now[0] += 2 * stale
+        assert not balance.may_accept(1, 4)  # 1's first look: 0 still holds 3
+        assert balance.may_accept(1, 3)
+        assert not balance.may_accept(0, 4)  # and 0 sees 1 as 1 wrote it
+    finally:
+        balance.close()
+
+
+def test_serve_announces_each_process_it_starts_in_the_balance(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Before it starts a process, ``keep_serving`` writes the process's slot (no
+    connections, ahead of the clock by ``START``), so that the others leave it its share."""
+    from scorekeeper import keeper
+
+    script = (
+        "import mmap, os, pathlib, sys, time\n"
+        "fd, slot = int(sys.argv[1]), int(sys.argv[2])\n"
+        "slots = memoryview(mmap.mmap(fd, os.fstat(fd).st_size)).cast('q')\n"
+        "ahead = slots[4 * slot + 1] - int(time.monotonic() * 1000)\n"
+        f"pathlib.Path({str(tmp_path)!r}, str(slot)).write_text(f'{{slots[4 * slot]}} {{ahead}}')\n"
+        "deadline = time.monotonic() + 30\n"
+        f"while len(os.listdir({str(tmp_path)!r})) < 2 and time.monotonic() < deadline:\n"
+        "    time.sleep(0.05)\n"
+    )
+
+    def command(fd: int, threads: int, balance: tuple[int, int] | None = None) -> list[str]:
+        assert balance is not None
+        return [sys.executable, "-c", script, str(balance[0]), str(balance[1])]
+
+    monkeypatch.setattr(keeper, "worker_command", command)
+    with keeper.listen("127.0.0.1", 0) as sock:
+        assert keeper.keep_serving(sock, 1, workers=2) == 0
+    start = keeper.Balance.START * 1000
+    for slot in ("0", "1"):
+        connections, ahead = map(int, (tmp_path / slot).read_text().split())
+        assert connections == 0
+        assert start - 10_000 < ahead <= start, ahead  # the child read it within 10 s
+
+
 def test_a_port_another_listener_holds_is_refused() -> None:
     from scorekeeper import keeper
 
