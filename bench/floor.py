@@ -66,13 +66,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     fd = str(sock.fileno())
     balance = keeper.Balance.create(args.workers)
     command = [sys.executable, __file__, "--port", "0", "--threads", str(args.threads)]
-    children = [
-        subprocess.Popen(
-            [*command, "--listening-fd", fd, "--balance-fd", str(balance.fd), "--slot", str(n)],
-            pass_fds=(sock.fileno(), balance.fd),
+    children = []
+    for n in range(args.workers):
+        balance.starting(n)  # as serve does: the others leave it its share while it starts
+        children.append(
+            subprocess.Popen(
+                [*command, "--listening-fd", fd, "--balance-fd", str(balance.fd), "--slot", str(n)],
+                pass_fds=(sock.fileno(), balance.fd),
+            )
         )
-        for n in range(args.workers)
-    ]
     try:
         for child in children:
             child.wait()

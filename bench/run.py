@@ -87,7 +87,7 @@ from scorekeeper.app import create_app  # noqa: E402
 from scorekeeper.config import normalise_db_url  # noqa: E402
 from scorekeeper.engine import PRESETS, Side  # noqa: E402
 from scorekeeper.extensions import db  # noqa: E402
-from scorekeeper.keeper import Balance, default_threads, default_workers  # noqa: E402
+from scorekeeper.keeper import default_threads, default_workers  # noqa: E402
 from scorekeeper.models import Match  # noqa: E402
 from scorekeeper.services import accounts, clubs, demo, matches, memberships  # noqa: E402
 
@@ -491,27 +491,16 @@ class FloorServer(Server):
     command = (sys.executable, str(ROOT / "bench" / "floor.py"))
 
     def _wait_ready(self, limit: float = 120.0) -> None:
-        """Ready once every process accepts and shares connections out. The socket accepts
-        as soon as it is bound: measured then, a floor of one thread a process had most of
-        its 16 connections taken by one process, and waitress, one thread serving 16 busy
-        connections, answered 110-600 a second."""
+        """Ready once every process has started: the socket accepts as soon as it is
+        bound, and the first request is answered by whichever process is up first."""
         super()._wait_ready(limit)
         deadline = time.monotonic() + limit
         while self.workers > 1 and time.monotonic() < deadline:
             if self.log.read_text(errors="replace").count(FLOOR_READY) >= self.workers:
-                balanced(self.workers)
                 return
             time.sleep(0.05)
         if self.workers > 1:
             raise SystemExit(f"bench: the floor's processes did not start; see {self.log}")
-
-
-def balanced(workers: int) -> None:
-    """Wait, with several processes up, until each counts the others: a process that has
-    not yet written its share (``keeper.Balance``) counts for nothing, and each takes
-    what it is offered meanwhile."""
-    if workers > 1:
-        time.sleep(2 * Balance.STALE)
 
 
 @contextmanager
@@ -557,7 +546,6 @@ def served(
         )
         cookie = "; ".join(f"{k}={v}" for k, v in member.cookies.items())
         member.close()
-        balanced(args.workers)  # (the app's processes are up: the log-in was answered)
         paths = {"static": css, **prepared.paths}
         for key in GETS:
             headers = {"Cookie": cookie} if key == "match_form" else {}
