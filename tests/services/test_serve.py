@@ -547,10 +547,10 @@ def test_the_process_holding_the_fewest_connections_accepts_the_next() -> None:
 def test_a_process_being_started_is_left_its_share() -> None:
     """``Balance.starting``: while a process starts (imports, opens the app), the others
     count it as holding no connection, so one that holds some leaves the next to it
-    instead of taking every connection meanwhile (with one thread a process, waitress
-    serving many busy connections answers a tenth as many). A start that takes longer than
-    ``START`` counts for nothing again; the starting process's own first look is a first
-    look (it counts the others as they last wrote, whenever that was)."""
+    instead of taking every connection meanwhile and keeping them (kept alive). A start
+    that takes longer than ``START`` counts for nothing again; the starting process's own
+    first look is a first look (it counts the others as they last wrote, whenever that
+    was)."""
     from scorekeeper import keeper
 
     now = [1000.0]
