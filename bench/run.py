@@ -90,6 +90,7 @@ from scorekeeper.extensions import db  # noqa: E402
 from scorekeeper.keeper import default_threads, default_workers  # noqa: E402
 from scorekeeper.models import Match  # noqa: E402
 from scorekeeper.services import accounts, clubs, demo, matches, memberships  # noqa: E402
+from scorekeeper.web import background  # noqa: E402
 
 #: Bump when what a cached club holds changes in a way the hashed code does not show.
 BUILDER = "1"
@@ -663,10 +664,11 @@ def in_process(built: Built, prepared: Prepared, args: argparse.Namespace) -> di
             times[key].append(took)
             statements[key] = max(statements[key], count)
             # As a server does: the answer is closed once sent, and work left for after
-            # it (ratings) runs, untimed.
+            # it (ratings, on a thread of its own) runs, untimed, before the next request.
             for response in answered:
                 response.close()
             answered.clear()
+            background.join()
     engine.dispose()
     return {
         "figures": {

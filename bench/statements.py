@@ -50,6 +50,7 @@ from bench.soak_client import forms_of  # noqa: E402
 from scorekeeper.app import create_app  # noqa: E402
 from scorekeeper.config import normalise_db_url  # noqa: E402
 from scorekeeper.extensions import db  # noqa: E402
+from scorekeeper.web import background  # noqa: E402
 
 #: A statement: its text (whitespace folded) and its place among the request's statements
 #: of the same text (the first INSERT of a kind, the second...).
@@ -110,6 +111,7 @@ def measure(
                 seen[text] += 1
                 per[text, seen[text]].append(took)
             response.close()  # as a server does, once the answer is sent
+            background.join()  # (ratings caught up after it: not the next request's)
     finally:
         event.remove(engine, "before_cursor_execute", before)
         event.remove(engine, "after_cursor_execute", after)

@@ -3,6 +3,8 @@ ratings are updating, and they are brought up to date once the answer is sent (i
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import date, timedelta
 
 import brotli
@@ -14,6 +16,7 @@ from scorekeeper.extensions import db
 from scorekeeper.models import Club, Player
 from scorekeeper.services import clubs, matches, ratings
 from scorekeeper.services.demo import four_deals, play
+from scorekeeper.web import background
 
 NOTE = "Ratings are being brought up to date"
 
@@ -72,7 +75,8 @@ def test_a_correction_far_back_is_answered_then_the_ratings_catch_up_after_the_a
     assert updating(app)
     page = scorer.get(f"/c/{public_id}")
     assert NOTE in page.get_data(as_text=True)
-    edit.close()  # the server closes the answer once it is sent: the catch-up runs then
+    edit.close()  # the server closes the answer once it is sent: the catch-up starts then
+    assert background.join()  # on a thread of its own
     assert not updating(app)
     caught_up = ratings_of(app)
     assert caught_up == from_scratch(app)
@@ -95,5 +99,35 @@ def test_the_next_view_of_the_standings_or_a_player_finishes_an_interrupted_catc
     page = reader.get(f"/c/{public_id}/p/{ann}", buffered=True, headers={"Accept-Encoding": "br"})
     assert page.headers["Content-Encoding"] == "br"
     assert NOTE.encode() in brotli.decompress(page.data)  # said before the catch-up ran
+    assert background.join()
     assert not updating(app)
     assert ratings_of(app) == from_scratch(app)
+
+
+def test_the_catch_up_runs_on_a_thread_of_its_own_not_the_answers(app, club, monkeypatch):
+    """With one thread a server process, a catch-up on the request's thread held up every
+    connection of the process until it ended: closing the answer must not wait for it."""
+    _public_id, match_id = club
+    release, ran_on = threading.Event(), []
+
+    def slow_catch_up(club_id, *args, **kwargs):
+        ran_on.append(threading.current_thread())
+        release.wait(10)
+        return 0
+
+    monkeypatch.setattr(ratings, "catch_up", slow_catch_up)
+    scorer = app.test_client()
+    log_in(scorer, "owner")
+    with app.app_context():
+        matches.reopen(matches.load_match(match_id))
+        db.session.info.pop(ratings.STALE, None)
+    edit = correct_deal(
+        scorer, match_id, 1, {"melded_points": 50}, {"melded_points": 900}, went_out=None
+    )
+    assert edit.status_code == 303
+    began = time.monotonic()
+    edit.close()
+    assert time.monotonic() - began < 5  # the answer's thread went on at once
+    release.set()
+    assert background.join()
+    assert ran_on and threading.current_thread() not in ran_on
