@@ -66,8 +66,10 @@ THREADS = 4
 #: transactions at once, 8-13 ms with one thread each, 13-17 with two and four: they all
 #: wait on the club's lock and its version's row. Not the GIL's hand-over: a switch
 #: interval of 0.5 ms instead of 5 changed nothing (bench/writers.py, docs/performance.md,
-#: sixteenth round). Another process serves while one is busy, and waitress reads and
-#: writes the sockets in its own loop, so a slow phone holds no thread.
+#: sixteenth round). Waitress reads and writes the sockets in its own loop, so a slow
+#: phone holds no thread, and another process takes the new connections while one is
+#: busy; but those a busy process already holds wait for it (the whole history's CSV of
+#: 10,000 matches: 1.1-1.2 s, docs/performance.md, seventeenth round).
 THREADS_OF_SEVERAL = 1
 #: Whether children can inherit the listening socket (not on Windows).
 CAN_KEEP = os.name == "posix"
@@ -357,7 +359,7 @@ def serve_on_inherited(
     # waitress warns of every request that waits for a thread ("Task queue depth is 2"):
     # with the few threads a process is given by design (``default_threads``: the app's
     # work holds the GIL), that is how a busy evening is served, a line a request on the
-    # terminal
+    # terminal otherwise
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     sock = socket.socket(fileno=fd)
     server = create_server(app, sockets=[sock], threads=threads, ident="scorekeeper")

@@ -417,8 +417,9 @@ def _closed_by(port: int, pids: list[int]) -> None:
 
 
 def _spread_once_both_serve(url: str, pids: list[int]) -> Counter[int]:
-    """``_spread_over`` once both processes serve (within ``STARTUP`` seconds): until the
-    second has started, the first one accepts every connection, as it should."""
+    """``_spread_over`` once both processes serve (within ``STARTUP`` seconds): while the
+    second starts the first leaves it its share (``Balance.starting``), but a start slower
+    than ``Balance.START`` (a loaded machine) gives the first every connection meanwhile."""
     deadline = time.monotonic() + STARTUP
     while True:
         held = _spread_over(url, pids)
