@@ -59,18 +59,22 @@ MOST_WORKERS = 64
 #: and gave finishes a p95 1.7 times 4's; pages were served alike (bench/writers.py,
 #: docs/performance.md, ninth round).
 THREADS = 4
-#: The same for each of several processes: one. Two processes on two cores, 16 phones
-#: finishing matches of one club on PostgreSQL, ABBA rounds: one thread each finished
-#: 56-59 a second (p95 350-418 ms) where two finished 41-42 (506 ms); in other rounds 80-85
-#: where four finished 47-57 (474-612 ms). PostgreSQL's CPU a finish grew with the
+#: The same for each of several processes: two, taking turns (``Turns``): one request's
+#: view at a time, and beside it a streamed body being made (the whole history's CSV).
+#: Two processes on two cores, 16 phones finishing matches of one club on PostgreSQL,
+#: ABBA rounds: two threads each, both running views at once, finished 41-42 a second
+#: (p95 506 ms) where one thread each finished 56-59 (350-418 ms); in other rounds four
+#: finished 47-57 where one finished 80-85. PostgreSQL's CPU a finish grew with the
 #: transactions at once, 8-13 ms with one thread each, 13-17 with two and four: they all
 #: wait on the club's lock and its version's row. Not the GIL's hand-over: a switch
 #: interval of 0.5 ms instead of 5 changed nothing (bench/writers.py, docs/performance.md,
-#: sixteenth round). Waitress reads and writes the sockets in its own loop, so a slow
+#: sixteenth round). But with one thread, the connections a process held waited for its
+#: CSV of 10,000 matches, 1.1-1.2 s (seventeenth round). Taking turns, a process runs one
+#: transaction at a time as with one thread, and its pages go on while a download is made
+#: (eighteenth round). Waitress reads and writes the sockets in its own loop, so a slow
 #: phone holds no thread, and another process takes the new connections while one is
-#: busy; but those a busy process already holds wait for it (the whole history's CSV of
-#: 10,000 matches: 1.1-1.2 s, docs/performance.md, seventeenth round).
-THREADS_OF_SEVERAL = 1
+#: busy.
+THREADS_OF_SEVERAL = 2
 #: Whether children can inherit the listening socket (not on Windows).
 CAN_KEEP = os.name == "posix"
 #: ``serve``'s processes unless told: one per core, at most this many. On SQLite more
@@ -362,7 +366,8 @@ def serve_on_inherited(
     # terminal otherwise
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     sock = socket.socket(fileno=fd)
-    server = create_server(app, sockets=[sock], threads=threads, ident="scorekeeper")
+    served = Turns(app) if balance is not None and threads > 1 else app
+    server = create_server(served, sockets=[sock], threads=threads, ident="scorekeeper")
     if balance is not None:
         _accept_in_balance(server, Balance(balance[0]), balance[1])
     settle(app)  # after waitress has built its own: kept out of full collections too
@@ -371,6 +376,38 @@ def serve_on_inherited(
         server.run()
     finally:
         server.close()
+
+
+class Turns:
+    """A WSGI app whose requests take turns in this process: one call of the app at a
+    time, whatever the server's threads, in the order they asked. A streamed body
+    (``exports.csv_stream``) is made as the server reads it, after the call: beside the
+    next request's turn, not in it.
+
+    Two requests' views at once cost more than one after the other: both hold the GIL by
+    turns, and on PostgreSQL two finishes of one club wait on its lock and its version's
+    row (``THREADS_OF_SEVERAL``). But a process of one thread held every connection it had
+    for as long as a download took. With ``serve``'s several processes, each takes turns
+    on two threads: a download goes on beside the pages, and views still run one at a
+    time. Turns go by ticket, not by a plain lock: a thread that has just given the turn
+    up holds the GIL, and would take the lock again for its next request before the
+    waiting thread woke, again and again."""
+
+    def __init__(self, app: Callable[..., Any]) -> None:
+        self.app = app
+        self._changed = threading.Condition()
+        self._next = self._serving = 0
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        with self._changed:
+            ticket, self._next = self._next, self._next + 1
+            self._changed.wait_for(lambda: self._serving == ticket)
+        try:
+            return self.app(environ, start_response)
+        finally:
+            with self._changed:
+                self._serving += 1
+                self._changed.notify_all()
 
 
 def _accept_in_balance(server: Any, balance: Balance, slot: int) -> None:
