@@ -38,7 +38,7 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
 from .cli_i18n import _
@@ -59,22 +59,22 @@ MOST_WORKERS = 64
 #: and gave finishes a p95 1.7 times 4's; pages were served alike (bench/writers.py,
 #: docs/performance.md, ninth round).
 THREADS = 4
-#: The same for each of several processes: two, taking turns (``Turns``): one request's
-#: view at a time, and beside it a streamed body being made (the whole history's CSV).
-#: Two processes on two cores, 16 phones finishing matches of one club on PostgreSQL,
-#: ABBA rounds: two threads each, both running views at once, finished 41-42 a second
-#: (p95 506 ms) where one thread each finished 56-59 (350-418 ms); in other rounds four
-#: finished 47-57 where one finished 80-85. PostgreSQL's CPU a finish grew with the
+#: The same for each of several processes: one. Two processes on two cores, 16 phones
+#: finishing matches of one club on PostgreSQL, ABBA rounds: one thread each finished
+#: 56-59 a second (p95 350-418 ms) where two finished 41-42 (506 ms); in other rounds 80-85
+#: where four finished 47-57 (474-612 ms). PostgreSQL's CPU a finish grew with the
 #: transactions at once, 8-13 ms with one thread each, 13-17 with two and four: they all
 #: wait on the club's lock and its version's row. Not the GIL's hand-over: a switch
 #: interval of 0.5 ms instead of 5 changed nothing (bench/writers.py, docs/performance.md,
-#: sixteenth round). But with one thread, the connections a process held waited for its
-#: CSV of 10,000 matches, 1.1-1.2 s (seventeenth round). Taking turns, a process runs one
-#: transaction at a time as with one thread, and its pages go on while a download is made
-#: (eighteenth round). Waitress reads and writes the sockets in its own loop, so a slow
+#: sixteenth round). Waitress reads and writes the sockets in its own loop, so a slow
 #: phone holds no thread, and another process takes the new connections while one is
-#: busy.
-THREADS_OF_SEVERAL = 2
+#: busy. A download being sent (the whole history's CSV: 1.1-1.2 s at 10,000 matches)
+#: is given a thread of its own meanwhile (``Beside``), so that the connections the
+#: process holds do not wait for it.
+THREADS_OF_SEVERAL = 1
+#: The key of a request's WSGI environment under which ``Beside`` gives a streamed body
+#: its context manager (absent when the process is not served so).
+BESIDE = "scorekeeper.beside"
 #: Whether children can inherit the listening socket (not on Windows).
 CAN_KEEP = os.name == "posix"
 #: ``serve``'s processes unless told: one per core, at most this many. On SQLite more
@@ -366,8 +366,11 @@ def serve_on_inherited(
     # terminal otherwise
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     sock = socket.socket(fileno=fd)
-    served = Turns(app) if balance is not None and threads > 1 else app
-    server = create_server(served, sockets=[sock], threads=threads, ident="scorekeeper")
+    # one of several with one thread (``serve``'s default): a download gets another
+    beside = Beside(app) if balance is not None and threads == 1 else None
+    server = create_server(beside or app, sockets=[sock], threads=threads, ident="scorekeeper")
+    if beside is not None:
+        beside.set_thread_count = server.task_dispatcher.set_thread_count
     if balance is not None:
         _accept_in_balance(server, Balance(balance[0]), balance[1])
     settle(app)  # after waitress has built its own: kept out of full collections too
@@ -378,36 +381,47 @@ def serve_on_inherited(
         server.close()
 
 
-class Turns:
-    """A WSGI app whose requests take turns in this process: one call of the app at a
-    time, whatever the server's threads, in the order they asked. A streamed body
-    (``exports.csv_stream``) is made as the server reads it, after the call: beside the
-    next request's turn, not in it.
+class Beside:
+    """A WSGI app served by one thread, and by one more for each streamed body being
+    made meanwhile (``exports.csv_stream``: a club's whole history as CSV).
 
-    Two requests' views at once cost more than one after the other: both hold the GIL by
-    turns, and on PostgreSQL two finishes of one club wait on its lock and its version's
-    row (``THREADS_OF_SEVERAL``). But a process of one thread held every connection it had
-    for as long as a download took. With ``serve``'s several processes, each takes turns
-    on two threads: a download goes on beside the pages, and views still run one at a
-    time. Turns go by ticket, not by a plain lock: a thread that has just given the turn
-    up holds the GIL, and would take the lock again for its next request before the
-    waiting thread woke, again and again."""
+    A server process of several has one thread: two requests' views at once cost more
+    than one after the other (``THREADS_OF_SEVERAL``). But a streamed body is made as the
+    server sends it, on the thread of its request, after the view: with one thread,
+    every connection the process held waited for the download to end. The body says so
+    (``environ[BESIDE]``, a context manager around the making of it), and the server
+    gets another thread for as long as it lasts, which serves the other requests; the
+    thread count goes back once it ends. Two threads for good would leave no request
+    waiting either, but at every request the two handed the GIL back and forth: pages
+    were served a tenth to a fifth fewer a second at sixteen connections on SQLite
+    (docs/performance.md, eighteenth round)."""
 
-    def __init__(self, app: Callable[..., Any]) -> None:
+    def __init__(self, app: Callable[..., Any], threads: int = 1) -> None:
         self.app = app
-        self._changed = threading.Condition()
-        self._next = self._serving = 0
+        self.threads = threads
+        #: The server's ``set_thread_count`` (waitress's task dispatcher's), once served.
+        self.set_thread_count: Callable[[int], None] | None = None
+        self._guard = threading.Lock()
+        self._bodies = 0
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
-        with self._changed:
-            ticket, self._next = self._next, self._next + 1
-            self._changed.wait_for(lambda: self._serving == ticket)
+        environ[BESIDE] = self.beside
+        return self.app(environ, start_response)
+
+    @contextlib.contextmanager
+    def beside(self) -> Iterator[None]:
+        """While a streamed body is being made: one thread more."""
+        self._count(+1)
         try:
-            return self.app(environ, start_response)
+            yield
         finally:
-            with self._changed:
-                self._serving += 1
-                self._changed.notify_all()
+            self._count(-1)
+
+    def _count(self, change: int) -> None:
+        with self._guard:
+            self._bodies += change
+            if self.set_thread_count is not None:
+                self.set_thread_count(self.threads + self._bodies)
 
 
 def _accept_in_balance(server: Any, balance: Balance, slot: int) -> None:

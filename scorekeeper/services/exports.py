@@ -7,12 +7,13 @@ written as numbers, so a negative score stays a negative number.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import Any
 
-from flask import Response, current_app, stream_with_context
+from flask import Response, current_app, request, stream_with_context
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import Select, String, case, column, func, select, true, values
@@ -20,6 +21,7 @@ from sqlalchemy.engine import Connection
 
 from ..engine.cards import CARD_KEYS
 from ..extensions import db
+from ..keeper import BESIDE
 from ..models import Deal, DealSide, Match, MatchPlayer, MatchSide
 from . import data_export
 from .standings import Standings, one_decimal, percent
@@ -60,17 +62,22 @@ def csv_stream(chunks: Generator[str, None, None], filename: str) -> Response:
     headers are sent. It is logged, and the connection is dropped without the end of the
     chunked body, so the client sees a failed download rather than a short file that looks
     whole. The request's own session is closed once the stream starts: the chunks are read
-    through their own connection, and a long download should not hold two."""
+    through their own connection, and a long download should not hold two.
+
+    Served by ``serve``'s processes of one thread, the rest is made with a thread more
+    for the process meanwhile (``keeper.Beside``): its other connections do not wait."""
     first = next(chunks)
+    beside = request.environ.get(BESIDE, contextlib.nullcontext)
 
     def body() -> Iterator[str]:
         db.session.close()
         sent = 0
         try:
-            yield first
-            for chunk in chunks:
-                sent += len(chunk)
-                yield chunk
+            with beside():
+                yield first
+                for chunk in chunks:
+                    sent += len(chunk)
+                    yield chunk
         except Exception:
             current_app.logger.exception(
                 "%s: the download failed after %d characters", filename, sent

@@ -158,12 +158,12 @@ def test_serve_runs_one_process_per_core_by_default_and_at_most_four(
     ("argv", "threads", "workers"),
     [
         (["--workers", "1"], 4, 1),
-        (["--workers", "2"], 2, 2),
+        (["--workers", "2"], 1, 2),
         (["--workers", "3", "--threads", "3"], 3, 3),
         (["--workers", "1", "--threads", "2"], 2, 1),
     ],
 )
-def test_a_lone_process_serves_four_requests_at_once_and_each_of_several_two(
+def test_a_lone_process_serves_four_requests_at_once_and_each_of_several_one(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, argv: list[str], threads: int, workers: int
 ) -> None:
     from scorekeeper import cli, cli_commands, keeper

@@ -345,3 +345,24 @@ def test_a_season_reads_only_its_matches(client, app, history):
     rows = list(csv.reader(io.StringIO(body.lstrip("\ufeff"))))[1:]
     assert len(in_season) == 2  # the counted match and the one without deals
     assert len(rows) == 4 and {row[1].lstrip("'") for row in rows} < in_season
+
+
+def test_the_rest_of_the_file_is_made_beside_the_process_s_other_requests(client, history):
+    """Served by ``serve``'s processes, the file is made with a thread more for the
+    process (``keeper.Beside``), given back once it is sent."""
+    from scorekeeper.keeper import BESIDE
+
+    made: list[str] = []
+
+    @contextmanager
+    def beside() -> Iterator[None]:
+        made.append("more")
+        yield
+        made.append("back")
+
+    response = client.get(url(history), environ_base={BESIDE: beside}, buffered=False)
+    assert response.status_code == 200
+    body = b"".join(response.iter_encoded())
+    assert made == ["more", "back"]  # once, around the making of the file
+    response.close()
+    assert body.count(b"\r\n") == 1 + 4 * 2 + 4 * 2 + 2 * 2 + 4 * 2
