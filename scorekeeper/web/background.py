@@ -7,10 +7,13 @@ catch-up starts on a thread of its own, in its own app context and session, a ch
 matches a transaction (``services.ratings.catch_up``). Not on the request's thread: with
 one thread a process (``serve``'s default with several) that would hold up every
 connection of the process meanwhile (the whole history of 10,000 matches took 1.4 s on
-SQLite). A process runs one catch-up per club at a time. If the process ends midway (the
-thread does not keep it running), the club stays marked: the next view of its standings
-or player pages starts the catch-up again (after its own answer), and ``scorekeeper
-ratings`` finishes it from the command line.
+SQLite). It rates a chunk of matches at a time; when the process answered requests
+meanwhile, it then waits three times as long as the chunk took (``PAUSE``), leaving the
+cores and the club's lock to the requests; on an idle server it goes on at once. A
+process runs one catch-up per club at a time. If the
+process ends midway (the thread does not keep it running), the club stays marked: the
+next view of its standings or player pages starts the catch-up again (after its own
+answer), and ``scorekeeper ratings`` finishes it from the command line.
 """
 
 from __future__ import annotations
@@ -28,6 +31,18 @@ from ..services import ratings
 
 log = logging.getLogger(__name__)
 
+#: After a chunk during which the process answered requests, a catch-up waits this many
+#: times as long as the chunk took. Sixteen phones finishing last month's matches at
+#: once keep a club's ratings updating, and at full pace its catch-ups took half the
+#: CPU from the saves, each rating again everything after the earliest change. Waiting,
+#: each covers the changes that came meanwhile: with 3, the saves were served 1.9-2.5
+#: times as fast, with 1 some 1.3-1.8 (docs/performance.md, eighteenth round). A whole
+#: history of 10,000 matches on an idle server is rated again in 1.5 s, as before; while
+#: requests keep coming, in four times as long.
+PAUSE = 3.0
+#: Requests this process has answered (``register``): whether any came during a chunk.
+_answered = 0
+
 _running: set[int] = set()
 _threads: set[threading.Thread] = set()  # catch-ups running (``join``)
 _guard = threading.Lock()
@@ -39,6 +54,8 @@ def register(app: Flask) -> None:
 
     @app.after_request
     def _catch_up_after_the_answer(response: Response) -> Response:
+        global _answered
+        _answered += 1  # (the GIL's: a count lost to a race is a pause skipped, no more)
         clubs = db.session.info.pop(ratings.STALE, None)
         if clubs:
             response.call_on_close(partial(start_catch_up, app, sorted(clubs)))
@@ -94,10 +111,21 @@ def catch_up(app: Flask, club_ids: Iterable[int]) -> None:
         try:
             with app.app_context():
                 try:
-                    ratings.catch_up(club_id)
+                    _chunk_by_chunk(club_id)
                 except Exception:
                     db.session.rollback()
                     log.exception("Ratings of club %s not brought up to date yet", club_id)
         finally:
             with _guard:
                 _running.discard(club_id)
+
+
+def _chunk_by_chunk(club_id: int) -> None:
+    """``ratings.catch_up`` a chunk at a time until there is nothing left to rate (a
+    chunk rates none), with a ``PAUSE`` after each during which requests were answered."""
+    while True:
+        began, answered = time.monotonic(), _answered
+        if not ratings.catch_up(club_id, chunks=1):
+            return
+        if _answered != answered:
+            time.sleep((time.monotonic() - began) * PAUSE)

@@ -131,3 +131,50 @@ def test_the_catch_up_runs_on_a_thread_of_its_own_not_the_answers(app, club, mon
     release.set()
     assert background.join()
     assert ran_on and threading.current_thread() not in ran_on
+
+
+def _catching_up_in_twos(app, club, monkeypatch, requests_meanwhile):
+    """Catch up from the first of five matches, two matches a chunk; a request is
+    answered during each chunk when ``requests_meanwhile``. The chunks' (rated, took)
+    and the pauses after them."""
+    _public_id, match_id = club
+    rate, chunks, pauses = ratings.catch_up, [], []
+
+    def in_twos(club_id, **kwargs):
+        assert kwargs == {"chunks": 1}  # one chunk a call, the pause between calls
+        began = time.monotonic()
+        rated = rate(club_id, 2, **kwargs)
+        if requests_meanwhile:
+            assert app.test_client().get("/").status_code == 200
+        chunks.append((rated, time.monotonic() - began))
+        return rated
+
+    monkeypatch.setattr(ratings, "catch_up", in_twos)
+    monkeypatch.setattr(background.time, "sleep", pauses.append)
+    with app.app_context():
+        loaded = matches.load_match(match_id)
+        matches.remove_last_deal(matches.reopen(loaded), 4)  # the first of five matches
+        db.session.info.pop(ratings.STALE, None)
+        club_id = db.session.query(Club).one().id
+    assert updating(app)
+    background.catch_up(app, [club_id])
+    assert [rated for rated, _took in chunks] == [2, 2, 0]  # the first is no longer finished
+    assert not updating(app)
+    assert ratings_of(app) == from_scratch(app)
+    return chunks, pauses
+
+
+def test_while_requests_come_the_catch_up_pauses_after_each_chunk(app, club, monkeypatch):
+    """A chunk of matches at a time, then a pause ``background.PAUSE`` times as long:
+    the requests and the club's writers have the cores and the lock meanwhile. The
+    ratings come out as a replay of the whole history gives them."""
+    chunks, pauses = _catching_up_in_twos(app, club, monkeypatch, requests_meanwhile=True)
+    assert background.PAUSE >= 1
+    took = [seconds for _rated, seconds in chunks[:2]]  # the last found none: no pause
+    assert len(pauses) == 2
+    assert all(p >= t * background.PAUSE * 0.9 for p, t in zip(pauses, took, strict=True))
+
+
+def test_on_an_idle_server_the_catch_up_goes_on_at_once(app, club, monkeypatch):
+    _chunks, pauses = _catching_up_in_twos(app, club, monkeypatch, requests_meanwhile=False)
+    assert pauses == []
