@@ -10,10 +10,10 @@ connection of the process meanwhile (the whole history of 10,000 matches took 1.
 SQLite). It rates a chunk of matches at a time; when the process answered requests
 meanwhile, it then waits three times as long as the chunk took (``PAUSE``), leaving the
 cores and the club's lock to the requests; on an idle server it goes on at once. A
-process runs one catch-up per club at a time. If the
-process ends midway (the thread does not keep it running), the club stays marked: the
-next view of its standings or player pages starts the catch-up again (after its own
-answer), and ``scorekeeper ratings`` finishes it from the command line.
+process runs one catch-up per club at a time. If the process ends midway (the thread does
+not keep it running), the club stays marked: the next view of its standings or player
+pages starts the catch-up again (after its own answer), and ``scorekeeper ratings``
+finishes it from the command line.
 """
 
 from __future__ import annotations
@@ -33,12 +33,12 @@ log = logging.getLogger(__name__)
 
 #: After a chunk during which the process answered requests, a catch-up waits this many
 #: times as long as the chunk took. Sixteen phones finishing last month's matches at
-#: once keep a club's ratings updating, and at full pace its catch-ups took half the
-#: CPU from the saves, each rating again everything after the earliest change. Waiting,
-#: each covers the changes that came meanwhile: with 3, the saves were served 1.9-2.5
-#: times as fast, with 1 some 1.3-1.8 (docs/performance.md, eighteenth round). A whole
-#: history of 10,000 matches on an idle server is rated again in 1.5 s, as before; while
-#: requests keep coming, in four times as long.
+#: once keep a club's ratings updating, and at full pace its catch-ups took more than
+#: half the CPU of the saves, each rating again everything after the earliest change.
+#: Waiting, each covers the changes that came meanwhile: with 3, those saves were served
+#: 1.6-2.4 times as many a second, with 1 some 1.1-1.8 (docs/performance.md, eighteenth
+#: round). A whole history of 10,000 matches is rated again in 1.4 s on an idle server,
+#: as before; while requests keep coming, at most a quarter of the time goes to it.
 PAUSE = 3.0
 #: Requests this process has answered (``register``): whether any came during a chunk.
 _answered = 0
