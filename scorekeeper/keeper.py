@@ -396,6 +396,12 @@ class Beside:
     were served a tenth to a fifth fewer a second at sixteen connections on SQLite
     (docs/performance.md, eighteenth round)."""
 
+    #: The most threads added at once. Each body being made reads through a database
+    #: connection of its own (``exports.csv_stream``), from a pool of 15 a process
+    #: (SQLAlchemy's 5 and 10 more): a download beyond these waits for its thread, as
+    #: every one did before, rather than for a connection.
+    MOST = 4
+
     def __init__(self, app: Callable[..., Any], threads: int = 1) -> None:
         self.app = app
         self.threads = threads
@@ -421,7 +427,7 @@ class Beside:
         with self._guard:
             self._bodies += change
             if self.set_thread_count is not None:
-                self.set_thread_count(self.threads + self._bodies)
+                self.set_thread_count(self.threads + min(self._bodies, self.MOST))
 
 
 def _accept_in_balance(server: Any, balance: Balance, slot: int) -> None:

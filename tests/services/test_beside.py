@@ -36,6 +36,18 @@ def test_a_body_made_beside_has_a_thread_more_while_it_lasts() -> None:
     assert counts[-2:] == [2, 1]
 
 
+def test_at_most_a_few_threads_are_added(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each download reads through a database connection of its own: a fifth one waits
+    for a thread, as every download did before, not for a connection."""
+    counts: list[int] = []
+    beside = keeper.Beside(lambda environ, start: [b"ok"])
+    beside.set_thread_count = counts.append
+    monkeypatch.setattr(keeper.Beside, "MOST", 2)
+    with beside.beside(), beside.beside(), beside.beside():
+        assert counts == [2, 3, 3]
+    assert counts == [2, 3, 3, 3, 2, 1]
+
+
 def test_each_request_is_given_the_context_manager_and_answered_by_the_app() -> None:
     seen: list[Any] = []
 
