@@ -347,7 +347,7 @@ def test_a_season_reads_only_its_matches(client, app, history):
     assert len(rows) == 4 and {row[1].lstrip("'") for row in rows} < in_season
 
 
-def test_the_rest_of_the_file_is_made_beside_the_process_s_other_requests(client, history):
+def test_the_file_is_made_beside_the_process_s_other_requests(client, history):
     """Served by ``serve``'s processes, the file is made with a thread more for the
     process (``keeper.Beside``), given back once it is sent."""
     from scorekeeper.keeper import BESIDE
