@@ -3,7 +3,11 @@ folder on the import path for its root conftest."""
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from flask import Flask
@@ -108,3 +112,15 @@ def account_id(app: Flask, username: str = "owner") -> int:
         found = accounts.find(username)
         assert found is not None
         return found.id
+
+
+#: The checkout's root: the bench scripts import ``bench`` from there (it is not installed).
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def bench_module(name: str) -> ModuleType:
+    """``bench/<name>.py``, imported as the script imports itself: ``bench`` is not
+    installed, so the checkout's root goes on the import path first."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    return importlib.import_module(f"bench.{name}")

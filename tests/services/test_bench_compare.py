@@ -4,27 +4,19 @@ answered. Timings are never asserted (docs/performance.md has them)."""
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
+from support import bench_module
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _compare() -> Any:
-    if str(ROOT) not in sys.path:  # as the script imports it (``bench`` is not installed)
-        sys.path.insert(0, str(ROOT))
-    return importlib.import_module("bench.compare")
 
 
 def test_a_checkout_compared_with_itself_reports_both_sides(tmp_path: Path, capsys) -> None:
     argv = [str(ROOT), "--size", "2", "--requests", "3", "--block", "2"]
     argv += ["--kinds", "finish_post", "--cache-dir", str(tmp_path / "cache")]
-    code = _compare().main(argv)
+    code = bench_module("compare").main(argv)
     out = capsys.readouterr().out
     report = json.loads(out.strip().splitlines()[-1])
     assert code == 0, out
@@ -41,5 +33,5 @@ def test_a_checkout_compared_with_itself_reports_both_sides(tmp_path: Path, caps
 )
 def test_arguments_it_cannot_use_are_refused(argv: list[str]) -> None:
     with pytest.raises(SystemExit) as refused:
-        _compare().main(argv)
+        bench_module("compare").main(argv)
     assert refused.value.code == 2

@@ -4,27 +4,17 @@ ends with its line of JSON. Timings are never asserted (docs/performance.md has 
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _downloads() -> Any:
-    if str(ROOT) not in sys.path:  # as the script imports it (``bench`` is not installed)
-        sys.path.insert(0, str(ROOT))
-    return importlib.import_module("bench.downloads")
+from support import bench_module
 
 
 def test_a_tiny_run_serves_pages_beside_a_download(tmp_path: Path, capsys) -> None:
     argv = ["--size", "3", "--workers", "2", "--connections", "2", "--downloads", "1"]
     argv += ["--seconds", "1", "--start", "0.2", "--cache-dir", str(tmp_path / "cache")]
-    code = _downloads().main(argv)
+    code = bench_module("downloads").main(argv)
     out = capsys.readouterr().out
     report = json.loads(out.strip().splitlines()[-1])
     assert code == 0, out
@@ -42,5 +32,5 @@ def test_a_tiny_run_serves_pages_beside_a_download(tmp_path: Path, capsys) -> No
 )
 def test_arguments_it_cannot_use_are_refused(argv: list[str]) -> None:
     with pytest.raises(SystemExit) as refused:
-        _downloads().main(argv)
+        bench_module("downloads").main(argv)
     assert refused.value.code == 2

@@ -5,24 +5,12 @@ No timing is asserted (house rule: performance lives in bench/ as ratios).
 
 from __future__ import annotations
 
-import importlib
-import sys
-from pathlib import Path
-from types import ModuleType
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def load_bench() -> ModuleType:
-    """bench/exports.py, imported as the script imports itself (``bench`` is not installed)."""
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    return importlib.import_module("bench.exports")
+from support import bench_module
 
 
 def test_the_export_benchmark_measures_both_csvs_and_its_baseline(app, capsys):
-    bench = load_bench()
-    history = importlib.import_module("bench.history")
+    bench = bench_module("exports")
+    history = bench_module("history")
     with app.app_context():
         made = history.build_club("Bench exports", 2)
     uri = app.config["SQLALCHEMY_DATABASE_URI"]

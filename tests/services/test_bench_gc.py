@@ -4,18 +4,14 @@ asserted (docs/performance.md has the numbers)."""
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import bench_module
 
 
 def test_a_tiny_run_measures_collections_plain_and_settled(tmp_path: Path, capsys) -> None:
-    if str(ROOT) not in sys.path:  # as the script imports it (``bench`` is not installed)
-        sys.path.insert(0, str(ROOT))
-    gc_pauses = importlib.import_module("bench.gc_pauses")
+    gc_pauses = bench_module("gc_pauses")
     argv = ["--size", "2", "--rounds", "2", "--cache-dir", str(tmp_path / "cache")]
     assert gc_pauses.main(argv) == 0
     report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])

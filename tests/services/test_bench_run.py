@@ -4,29 +4,17 @@ performance lives in bench/ as ratios; docs/performance.md has the numbers)."""
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def bench(name: str) -> ModuleType:
-    """A bench module, imported as the script imports it (``bench`` is not installed)."""
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    return importlib.import_module(f"bench.{name}")
+from support import bench_module
 
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_quick_run_serves_every_request_and_ends_with_one_line_of_json(tmp_path, capsys, workers):
     """With one server process, as serve runs by default, and with two (``--workers``:
     the floor and the app both)."""
-    run = bench("run")
+    run = bench_module("run")
     code = run.main(
         [
             "--quick",
@@ -75,7 +63,7 @@ def test_a_quick_run_serves_every_request_and_ends_with_one_line_of_json(tmp_pat
 
 
 def test_the_statements_script_names_each_statement_of_a_post_at_both_sizes(tmp_path, capsys):
-    statements = bench("statements")
+    statements = bench_module("statements")
     cache = str(tmp_path / "cache")
     arguments = ["--sizes", "2,4", "--requests", "2", "--kind", "finish_late_post"]
     code = statements.main([*arguments, "--cache-dir", cache, "--top", "3"])

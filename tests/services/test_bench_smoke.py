@@ -7,29 +7,16 @@ numbers a reader can trust.
 
 from __future__ import annotations
 
-import importlib
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import pytest
 from sqlalchemy import func, select
+from support import bench_module
 
 from scorekeeper.extensions import db
 from scorekeeper.models import Club, Match
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def load_bench() -> ModuleType:
-    """bench/pages.py, imported as the script imports itself (``bench`` is not installed)."""
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    return importlib.import_module("bench.pages")
-
 
 def test_the_page_benchmark_reaches_every_page_at_both_history_sizes(app):
-    pages = load_bench()
+    pages = bench_module("pages")
     report = pages.run(app, small=2, large=4, repeat=1)
     assert (report.small, report.large, report.repeat) == (2, 4, 1)
     assert [row.name for row in report.rows] == [*pages.PAGES, *pages.BASELINES]
@@ -46,7 +33,7 @@ def test_the_page_benchmark_reaches_every_page_at_both_history_sizes(app):
 
 
 def test_each_club_has_its_history_and_tonight_s_tables(app):
-    pages = load_bench()
+    pages = bench_module("pages")
     pages.run(app, small=2, large=4, repeat=1)
     with app.app_context():
         counts = db.session.execute(
@@ -63,7 +50,7 @@ def test_each_club_has_its_history_and_tonight_s_tables(app):
 
 
 def test_a_page_whose_queries_grow_or_whose_time_ratio_passes_the_limit_is_named():
-    pages = load_bench()
+    pages = bench_module("pages")
 
     def row(name, small_ms, large_ms, small_queries, large_queries, status=200):
         small = pages.Measure("/a", status, small_queries, 10, [small_ms / 1000])
@@ -90,7 +77,7 @@ def test_a_page_whose_queries_grow_or_whose_time_ratio_passes_the_limit_is_named
 
 
 def test_the_benchmark_refuses_a_database_that_already_has_the_tables(app):
-    pages = load_bench()
+    pages = bench_module("pages")
     with pytest.raises(SystemExit, match="already has the scorekeeper's tables"):
         pages.bench_app(app.config["SQLALCHEMY_DATABASE_URI"])
 
@@ -99,7 +86,7 @@ def test_the_benchmark_refuses_a_database_that_already_has_the_tables(app):
     "arguments", [["--small", "400", "--large", "20"], ["--repeat", "0"], ["--max-ratio", "0"]]
 )
 def test_the_benchmark_refuses_sizes_and_limits_that_make_no_sense(arguments, capsys):
-    pages = load_bench()
+    pages = bench_module("pages")
     with pytest.raises(SystemExit) as stopped:
         pages.main(arguments)
     assert stopped.value.code == 2
@@ -107,9 +94,7 @@ def test_the_benchmark_refuses_sizes_and_limits_that_make_no_sense(arguments, ca
 
 
 def test_the_wire_benchmark_weighs_every_page_in_every_encoding(app):
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    wire = importlib.import_module("bench.wire")
+    wire = bench_module("wire")
     rows = wire.run(app, deals=1)
     assert [row.name for row in rows] == [
         "match page",

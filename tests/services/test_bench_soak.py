@@ -11,17 +11,13 @@ on PostgreSQL are measured by ``.ci/run`` and reported in bench/README.md.
 from __future__ import annotations
 
 import base64
-import importlib
 import json
 import os
-import sys
 import time
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 from sqlalchemy import delete, select, update
-from support import make_app
+from support import bench_module, make_app
 
 from scorekeeper.app import create_app
 from scorekeeper.engine import PRESETS, Side
@@ -38,22 +34,13 @@ from scorekeeper.models import (
 from scorekeeper.models import Match as MatchRow
 from scorekeeper.services import data_export, data_import, matches
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def bench(name: str) -> ModuleType:
-    """A bench module, imported as the script imports it (``bench`` is not installed)."""
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    return importlib.import_module(f"bench.{name}")
-
 
 @pytest.fixture
 def history(app):
     """A club with three finished matches and tonight's two tables, and the saves that
     made its deals, as acknowledged writes of the soak's ledger."""
-    build_club = bench("history").build_club
-    client = bench("soak_client")
+    build_club = bench_module("history").build_club
+    client = bench_module("soak_client")
     with app.app_context():
         build_club("Checked club", 3, seed=3)
         writes = [
@@ -73,7 +60,7 @@ def history(app):
 
 def check(app, writes, baseline=frozenset()):
     with app.app_context():
-        findings = bench("soak_check").check(writes, set(baseline))
+        findings = bench_module("soak_check").check(writes, set(baseline))
         db.session.remove()
     return findings
 
@@ -118,7 +105,7 @@ def test_an_acknowledged_save_missing_or_with_other_numbers_is_lost(app, history
 
 def test_an_acknowledged_correction_the_deal_never_reached_is_lost(app, history):
     first = history[0]
-    client = bench("soak_client")
+    client = bench_module("soak_client")
     correction = client.Write("correct", first.match, first.deal, first.entries, base=1)
     correction.outcome = "acked"  # the server said it saved version 2; the deal is at 1
     assert check(app, [*history, correction]).counts["lost"] == 1
@@ -158,7 +145,7 @@ def test_a_player_page_row_unlike_the_deals_is_a_wrong_line(app, history):
 
 
 def test_the_session_cookie_s_flashed_message_and_the_hidden_fields_are_read():
-    client = bench("soak_client")
+    client = bench_module("soak_client")
     page = (
         '<form action="/m/x/deals"><input type="hidden" name="csrf_token" value="t">'
         '<input type="hidden" name="expected_deal" value="2"><input name="a" value="b"></form>'
@@ -185,7 +172,7 @@ def test_every_cookie_a_page_sets_is_kept_as_a_browser_keeps_it(tmp_path):
     label of the audit trail at once: both are kept. Read from the two headers joined by
     commas (as ``getheader`` gives them), the session was lost whenever it came second, and
     the phone's next save was refused as a forged form (400)."""
-    client = bench("soak_client")
+    client = bench_module("soak_client")
     app = make_app(f"sqlite:///{tmp_path / 'cookies.sqlite3'}", WTF_CSRF_ENABLED=True)
     with app.app_context():
         sides = [Side(("Ann", "Bob")), Side(("Cid", "Dee"))]
@@ -203,7 +190,7 @@ def test_every_cookie_a_page_sets_is_kept_as_a_browser_keeps_it(tmp_path):
 
 
 def test_a_refused_save_says_why():
-    client = bench("soak_client")
+    client = bench_module("soak_client")
     page = (
         "<title>400</title><main><section class=card><h1>Something is not right</h1>"
         "<p>This page was open too long &amp; came from elsewhere.</p></section></main>"
@@ -214,7 +201,7 @@ def test_a_refused_save_says_why():
 
 
 def test_the_soak_runs_the_real_server_and_ends_with_a_clean_json_line(tmp_path, capsys):
-    soak = bench("soak")
+    soak = bench_module("soak")
     code = soak.main(
         [
             "--database-url",
@@ -250,7 +237,11 @@ def test_a_scorer_stays_logged_in_across_a_kill_and_logs_in_again_when_logged_ou
     form; its session (a database row) outlives ``kill -9`` and a restart; when the server
     has ended it (deleted here, as a password reset does), a page logs in again by
     itself, and a form sent meanwhile comes back as the redirect to log in."""
-    phases, client, served = bench("soak_phases"), bench("soak_client"), bench("soak_server")
+    phases, client, served = (
+        bench_module("soak_phases"),
+        bench_module("soak_client"),
+        bench_module("soak_server"),
+    )
     uri = f"sqlite:///{tmp_path / 'logins.sqlite3'}"
     app = create_app({"SQLALCHEMY_DATABASE_URI": uri, "SECRET_KEY": "soak-test"})
     prepared = phases.prepare(app, 0, shared=2, scorers=1)
@@ -297,7 +288,7 @@ def test_a_scorer_stays_logged_in_across_a_kill_and_logs_in_again_when_logged_ou
 
 
 def test_a_phone_sent_to_the_log_in_page_is_seen_as_logged_out():
-    client = bench("soak_client")
+    client = bench_module("soak_client")
     sent = client.Answer(302, {"location": "/login?next=/m/x/deals/1/edit"}, "")
     assert client.logged_out(sent)
     assert client.logged_out(client.Answer(303, {"location": "http://127.0.0.1:1/login"}, ""))
@@ -306,7 +297,7 @@ def test_a_phone_sent_to_the_log_in_page_is_seen_as_logged_out():
 
 
 def test_the_soak_server_lets_every_phone_log_in_twice_and_never_lowers_the_limit():
-    soak = bench("soak")
+    soak = bench_module("soak")
     assert soak.login_limit(1, 1) == "10 per minute;60 per hour"  # the app's own default
     assert soak.login_limit(8, 16) == "48 per minute;288 per hour"
 
@@ -315,7 +306,7 @@ def test_the_soak_server_lets_every_phone_log_in_twice_and_never_lowers_the_limi
     "arguments", [["--scorers", "0"], ["--seconds", "0"], ["--read-seconds", "-1"]]
 )
 def test_the_soak_refuses_sizes_that_make_no_sense(arguments, capsys):
-    soak = bench("soak")
+    soak = bench_module("soak")
     with pytest.raises(SystemExit) as stopped:
         soak.main(arguments)
     assert stopped.value.code == 2
@@ -325,7 +316,7 @@ def test_the_soak_refuses_sizes_that_make_no_sense(arguments, capsys):
 def test_a_long_history_is_the_short_one_copied_into_the_past_and_rebuilt(app, history):
     """``history.replicated``: 3 past matches grown to 8 by copies a span of weeks earlier,
     imported into an empty database; every derived row equals a rebuild from the deals."""
-    replicated = bench("history").replicated
+    replicated = bench_module("history").replicated
     with app.app_context():
         doc = data_export.document()
         with pytest.raises(ValueError, match="already holds 3"):

@@ -5,29 +5,23 @@ the numbers)."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import bench_module
 
-ROOT = Path(__file__).resolve().parents[2]
 #: Debian's wrk (CI installs it, as it does Chromium).
 NEEDS_WRK = pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed")
 
 
-def _workers() -> Any:
-    if str(ROOT) not in sys.path:  # as the script imports it (``bench`` is not installed)
-        sys.path.insert(0, str(ROOT))
-    return importlib.import_module("bench.workers")
-
-
 def _quick(tmp_path: Path, capsys: Any, load: str, seconds: str) -> dict[str, Any]:
     argv = ["--quick", "--sizes", "2", "--seconds", seconds, "--warm", "0", "--connections", "2"]
-    code = _workers().main([*argv, "--load", load, "--cache-dir", str(tmp_path / "cache")])
+    code = bench_module("workers").main(
+        [*argv, "--load", load, "--cache-dir", str(tmp_path / "cache")]
+    )
     out = capsys.readouterr().out
     report = json.loads(out.strip().splitlines()[-1])
     assert code == 0, out
@@ -36,7 +30,7 @@ def _quick(tmp_path: Path, capsys: Any, load: str, seconds: str) -> dict[str, An
 
 
 def test_a_quick_run_serves_every_page_with_one_and_two_processes(tmp_path: Path, capsys) -> None:
-    workers = _workers()
+    workers = bench_module("workers")
     report = _quick(tmp_path, capsys, "python", "0.3")
     assert report["database"] == "sqlite" and report["workers"] == [1, 2]
     assert report["failures"] == {}
@@ -62,7 +56,7 @@ def test_wrk_sends_the_load_with_one_and_two_processes(tmp_path: Path, capsys) -
 def test_wrk_answers_that_are_not_200_are_failures(tmp_path: Path) -> None:
     """An answer other than 200 is a failure, not a request answered (wrk itself counts
     a 3xx as answered: the script counts by status)."""
-    workers = _workers()
+    workers = bench_module("workers")
     args = workers._arguments(["--load", "wrk", "--seconds", "1", "--connections", "2"])
     args.wrk_script = str(tmp_path / "answers.lua")
     with workers.serving(workers.floor_server(1, 2, tmp_path / "floor.log")) as floor:

@@ -4,27 +4,17 @@ server's CPU a request counted. Timings are never asserted (docs/performance.md 
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _writers() -> Any:
-    if str(ROOT) not in sys.path:  # as the script imports it (``bench`` is not installed)
-        sys.path.insert(0, str(ROOT))
-    return importlib.import_module("bench.writers")
+from support import bench_module
 
 
 def test_a_small_run_saves_every_kind_with_each_setting(tmp_path: Path, capsys) -> None:
     argv = ["--size", "2", "--posts", "6", "--seconds", "0.3", "--connections", "2"]
     argv += ["--threads", "1,2", "--rounds", "2", "--kinds", "deal_post,finish_late_post"]
-    code = _writers().main([*argv, "--cache-dir", str(tmp_path / "cache")])
+    code = bench_module("writers").main([*argv, "--cache-dir", str(tmp_path / "cache")])
     out = capsys.readouterr().out
     report = json.loads(out.strip().splitlines()[-1])
     assert code == 0, out
@@ -45,5 +35,5 @@ def test_a_small_run_saves_every_kind_with_each_setting(tmp_path: Path, capsys) 
 )
 def test_arguments_it_cannot_use_are_refused(argv: list[str], capsys) -> None:
     with pytest.raises(SystemExit) as refused:
-        _writers().main(argv)
+        bench_module("writers").main(argv)
     assert refused.value.code == 2
