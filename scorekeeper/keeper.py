@@ -402,9 +402,8 @@ class Beside:
     #: every one did before, rather than for a connection.
     MOST = 4
 
-    def __init__(self, app: Callable[..., Any], threads: int = 1) -> None:
+    def __init__(self, app: Callable[..., Any]) -> None:
         self.app = app
-        self.threads = threads
         #: The server's ``set_thread_count`` (waitress's task dispatcher's), once served.
         self.set_thread_count: Callable[[int], None] | None = None
         self._guard = threading.Lock()
@@ -427,7 +426,7 @@ class Beside:
         with self._guard:
             self._bodies += change
             if self.set_thread_count is not None:
-                self.set_thread_count(self.threads + min(self._bodies, self.MOST))
+                self.set_thread_count(1 + min(self._bodies, self.MOST))  # its own, and more
 
 
 def _accept_in_balance(server: Any, balance: Balance, slot: int) -> None:
