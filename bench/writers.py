@@ -50,9 +50,21 @@ KINDS = ("deal_post", "finish_post", "finish_late_post")
 
 
 def postgres_cpu() -> float:
-    """CPU seconds of every PostgreSQL server process on this machine (0.0 if none)."""
+    """CPU seconds of every PostgreSQL server process on this machine (0.0 if none), each
+    counted once: the trees of the servers' first processes, whose children the others
+    are (``cpu_seconds`` of every process counted the connections' processes twice, once
+    more under the server's)."""
     found = subprocess.run(["pgrep", "-x", "postgres"], capture_output=True, text=True)
-    return sum(cpu_seconds(int(pid)) for pid in found.stdout.split() if pid.isdigit())
+    pids = {int(pid) for pid in found.stdout.split() if pid.isdigit()}
+    return sum(cpu_seconds(pid) for pid in pids if parent_of(pid) not in pids)
+
+
+def parent_of(pid: int) -> int | None:
+    """The process's parent (None: gone, or not Linux)."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def one_setting(

@@ -5,6 +5,8 @@ server's CPU a request counted. Timings are never asserted (docs/performance.md 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -37,3 +39,33 @@ def test_arguments_it_cannot_use_are_refused(argv: list[str], capsys) -> None:
     with pytest.raises(SystemExit) as refused:
         bench_module("writers").main(argv)
     assert refused.value.code == 2
+
+
+def test_postgresqls_cpu_counts_each_server_process_once(dburi: str | None) -> None:
+    psycopg = pytest.importorskip("psycopg")
+    writers = bench_module("writers")
+    try:  # a connection whose server process has used some CPU, open while counted
+        busy = psycopg.connect(_postgres(dburi), connect_timeout=3)
+    except psycopg.OperationalError:
+        pytest.skip("no PostgreSQL server to count")
+    with busy:
+        busy.execute("SELECT count(*) FROM generate_series(1, 5000000)").fetchone()
+        found = subprocess.run(["pgrep", "-x", "postgres"], capture_output=True, text=True)
+        pids = [int(pid) for pid in found.stdout.split()]
+
+        def own(pid: int) -> float:  # the process alone, not its children
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+        alone = sum(own(pid) for pid in pids)
+        counted = writers.postgres_cpu()
+        assert own(busy.info.backend_pid) >= 0.1  # counted twice, it would show
+    # a process may start, end or tick meanwhile: a little leeway
+    assert abs(counted - alone) <= 0.05 + 0.01 * alone
+
+
+def _postgres(dburi: str | None) -> str:
+    """The suite's PostgreSQL database, or the CI machine's server (``postgres``)."""
+    if dburi and dburi.startswith("postgresql"):
+        return dburi.replace("postgresql+psycopg://", "postgresql://", 1)
+    return "postgresql://postgres@127.0.0.1:5432/postgres"
