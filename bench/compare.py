@@ -16,8 +16,10 @@ and matches prepared as ``run.py`` prepares them. The POSTs of each kind of ``--
 (``run.py``'s) are then sent ``--block`` at a time to one process and to the other in ABBA
 order until each has sent ``--requests``, so a drift falls on both alike. Reported per
 kind: each side's median CPU milliseconds a POST (``time.process_time`` around the test
-client's request, the app's own process: PostgreSQL's CPU is not in it) and the ratio
-head / base. The last line is one line of JSON. Exits 0 when every POST was answered 200.
+client's request, the app's own process) and the ratio head / base; on PostgreSQL also
+the CPU its server processes for each side's connections used, a mean a POST (their
+clock ticks by 10 ms: a block's few POSTs are timed together), and its ratio. The last
+line is one line of JSON. Exits 0 when every POST was answered 200.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ def worker(args: argparse.Namespace) -> int:
             built.uri, built.history, 0, args.requests + run.WARM_UP, kinds=(args.kind,)
         )
         app = settle(create_app({"SQLALCHEMY_DATABASE_URI": built.uri, "SECRET_KEY": "bench"}))
+        backends = _backends(app)
         client = app.test_client()
         run._log_in(client, prepared)
         page = client.get(prepared.paths["match_form"]).get_data(as_text=True)
@@ -92,10 +95,44 @@ def worker(args: argparse.Namespace) -> int:
             post()
         print("ready", flush=True)
         for line in sys.stdin:
-            print(" ".join(f"{post():.3f}" for _ in range(int(line))), flush=True)
+            began = _cpu_of(backends)
+            took = [f"{post():.3f}" for _ in range(int(line))]
+            print(" ".join([*took, f"postgres={_cpu_of(backends) - began:.3f}"]), flush=True)
     finally:
         built.drop()
     return 0
+
+
+def _backends(app: Any) -> set[int]:
+    """The process ids of the PostgreSQL server processes of ``app``'s connections, as
+    they are made (none on SQLite)."""
+    from sqlalchemy import event
+
+    from scorekeeper.extensions import db
+
+    found: set[int] = set()
+    with app.app_context():
+        engine = db.engine
+    if engine.dialect.name == "postgresql":
+
+        def made(connection: Any, _record: Any) -> None:
+            found.add(connection.info.backend_pid)
+
+        event.listen(engine, "connect", made)
+    return found
+
+
+def _cpu_of(pids: set[int]) -> float:
+    """The CPU milliseconds the processes ``pids`` used so far (on this machine: the
+    server on loopback), those gone since left out."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return 1000 * total / os.sysconf("SC_CLK_TCK")
 
 
 def _start(checkout: Path, kind: str, side: str, args: argparse.Namespace) -> Any:
@@ -121,6 +158,7 @@ def compare(kind: str, checkouts: dict[str, Path], args: argparse.Namespace) -> 
     """One kind: both sides started, then their blocks in ABBA order."""
     workers: dict[str, Any] = {}
     times: dict[str, list[float]] = {side: [] for side in SIDES}
+    postgres = dict.fromkeys(SIDES, 0.0)
     try:
         # one after the other: two checkouts of one schema share a cached club, which
         # the first builds if it must
@@ -136,10 +174,11 @@ def compare(kind: str, checkouts: dict[str, Path], args: argparse.Namespace) -> 
                 process = workers[side]
                 process.stdin.write(f"{count}\n")
                 process.stdin.flush()
-                answer = process.stdout.readline().split()
-                if len(answer) != count:
+                *answer, server = process.stdout.readline().split() or [""]
+                if len(answer) != count or not server.startswith("postgres="):
                     raise SystemExit(f"compare: the {side} side stopped ({kind})")
                 times[side] += [float(ms) for ms in answer]
+                postgres[side] += float(server.removeprefix("postgres="))
             sent, turn = sent + count, turn + 2
     finally:
         for process in workers.values():
@@ -148,12 +187,19 @@ def compare(kind: str, checkouts: dict[str, Path], args: argparse.Namespace) -> 
     if any(codes):
         raise SystemExit(f"compare: a side exited {codes} ({kind})")
     medians = {side: round(statistics.median(times[side]), 2) for side in SIDES}
-    return {
+    figures = {
         "requests": args.requests,
         "base_ms": medians["base"],
         "head_ms": medians["head"],
         "ratio": round(medians["head"] / medians["base"], 3) if medians["base"] else 0.0,
     }
+    if args.database_url:  # the server's CPU a POST: a mean (the clock ticks by 10 ms)
+        server = {side: postgres[side] / args.requests for side in SIDES}
+        figures["postgres_base_ms"] = round(server["base"], 2)
+        figures["postgres_head_ms"] = round(server["head"], 2)
+        ratio = server["head"] / server["base"] if server["base"] else 0.0
+        figures["postgres_ratio"] = round(ratio, 3)
+    return figures
 
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -205,9 +251,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     for kind in args.kinds:
         figures = report["kinds"][kind] = compare(kind, checkouts, args)
+        server = ""
+        if "postgres_ratio" in figures:
+            server = (
+                f"; PostgreSQL's CPU base {figures['postgres_base_ms']} ms, head"
+                f" {figures['postgres_head_ms']} ms a POST (mean), head / base"
+                f" {figures['postgres_ratio']}"
+            )
         print(
             f"{kind}: base {figures['base_ms']} ms, head {figures['head_ms']} ms a POST"
-            f" (median of {figures['requests']}), head / base {figures['ratio']}",
+            f" (median of {figures['requests']}), head / base {figures['ratio']}{server}",
             flush=True,
         )
     print(json.dumps(report))

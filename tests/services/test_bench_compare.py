@@ -26,6 +26,21 @@ def test_a_checkout_compared_with_itself_reports_both_sides(tmp_path: Path, caps
     assert figures["base_ms"] > 0 and figures["head_ms"] > 0 and figures["ratio"] > 0
 
 
+def test_on_postgresql_its_servers_cpu_is_reported_too(
+    dburi: str | None, tmp_path: Path, capsys
+) -> None:
+    if not (dburi or "").startswith("postgresql"):
+        pytest.skip("the suite runs on SQLite: no PostgreSQL server to compare on")
+    argv = [str(ROOT), "--size", "2", "--requests", "20", "--block", "5", "--no-cache"]
+    code = bench_module("compare").main([*argv, "--kinds", "finish_post", "--database-url", dburi])
+    out = capsys.readouterr().out
+    figures = json.loads(out.strip().splitlines()[-1])["kinds"]["finish_post"]
+    assert code == 0, out
+    # twenty finishes each: some 60 ms of the server's CPU, six of its clock's ticks
+    assert figures["postgres_base_ms"] > 0 and figures["postgres_head_ms"] > 0
+    assert figures["postgres_ratio"] > 0 and "PostgreSQL's CPU" in out
+
+
 @pytest.mark.parametrize(
     "argv",
     [[], [str(ROOT), "--kinds", "page"], [str(ROOT), "--block", "0"], ["/nowhere"]],
