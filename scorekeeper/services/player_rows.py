@@ -59,8 +59,7 @@ def refresh(session: Session, match_id: int, played_on: date, old: Seasoned, new
         for player in record.players
         for scope in _scopes(season)
     ]
-    if seats:
-        session.execute(insert(SeatResult.__table__), seats)
+    upserts.insert_rows(session, SeatResult.__table__, seats)
     _change_tallies(session, _changes(old, new))
 
 

@@ -32,7 +32,6 @@ from sqlalchemy import (
     exists,
     false,
     func,
-    insert,
     or_,
     select,
     update,
@@ -40,7 +39,7 @@ from sqlalchemy import (
 
 from ..extensions import db
 from ..models import Club, MatchPlayer, Player, RatingPoint, SideResult
-from . import locks
+from . import locks, upserts
 from .side_records import at_or_after, earlier_than
 
 MODEL = PlackettLuce()  # default mu 25, sigma 25/3: deterministic, no randomness
@@ -527,8 +526,7 @@ def _store(points: list[dict[str, Any]]) -> None:
     """Insert rating points: one statement, however many matches they rate. Into the
     table itself, as the other kept rows are: the ORM's bulk path costs more per row and
     gives nothing here."""
-    if points:
-        db.session.execute(insert(RatingPoint.__table__), points)
+    upserts.insert_rows(db.session(), RatingPoint.__table__, points)
 
 
 def _current(player: Rated | None) -> tuple[float, float]:

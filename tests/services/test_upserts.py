@@ -1,0 +1,142 @@
+"""The kept rows' inserts and upserts (``services.upserts``), on SQLite and PostgreSQL.
+
+On PostgreSQL the rows go as one array a column (``INSERT ... SELECT ... FROM unnest``):
+one execution and one statement text whatever their number. These check that what is
+stored is what was given, NULLs, dates and text included, and that it stays one
+execution there (a finish writes some fifty kept rows under the club's lock).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date
+from typing import Any
+
+import pytest
+from flask import Flask
+from sqlalchemy import (
+    Column,
+    Date,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    UniqueConstraint,
+    event,
+    select,
+)
+
+from scorekeeper.extensions import db
+from scorekeeper.services import upserts
+
+TALLIES = Table(
+    "test_upsert_tallies",
+    MetaData(),
+    Column("id", Integer, primary_key=True),
+    Column("player", Integer, nullable=False),
+    Column("relation", String(7), nullable=False),
+    Column("played_on", Date),
+    Column("rating", Float),
+    Column("note", String(20)),
+    Column("wins", Integer, nullable=False),
+    Column("losses", Integer, nullable=False),
+    UniqueConstraint("player", "relation"),
+)
+KEY = ("player", "relation")
+
+
+def added(excluded: Any) -> dict[str, Any]:
+    return {
+        "wins": TALLIES.c.wins + excluded.wins,
+        "losses": TALLIES.c.losses + excluded.losses,
+        "played_on": excluded.played_on,
+    }
+
+
+@pytest.fixture
+def session(app: Flask) -> Iterator[Any]:
+    with app.app_context():
+        TALLIES.create(db.engine)
+        try:
+            yield db.session()
+        finally:
+            db.session.rollback()
+            TALLIES.drop(db.engine)
+
+
+@pytest.fixture
+def executions(session: Any) -> Iterator[list[tuple[str, bool]]]:
+    """Each statement sent (its text, and whether as ``executemany``)."""
+    sent: list[tuple[str, bool]] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, _params: Any, _context: Any, many: bool):
+        sent.append((statement, many))
+
+    event.listen(db.engine, "before_cursor_execute", count)
+    yield sent
+    event.remove(db.engine, "before_cursor_execute", count)
+
+
+def row(player: int, relation: str = "against", **values: Any) -> dict[str, Any]:
+    base = {"player": player, "relation": relation, "played_on": None, "rating": None}
+    return {**base, "note": None, "wins": 0, "losses": 0, **values}
+
+
+def stored(session: Any) -> list[tuple[Any, ...]]:
+    columns = [c for c in TALLIES.columns if c.name != "id"]
+    return [tuple(r) for r in session.execute(select(*columns).order_by(TALLIES.c.id))]
+
+
+def test_rows_are_stored_as_given_nulls_dates_and_text_included(session: Any) -> None:
+    rows = [
+        row(1, played_on=date(2026, 12, 5), rating=25.5, note="Zoë's", wins=2),
+        row(2, "with", losses=1),  # every nullable column NULL
+        row(3, note="", rating=-0.125),
+    ]
+    upserts.insert_rows(session, TALLIES, rows)
+    assert stored(session) == [
+        (1, "against", date(2026, 12, 5), 25.5, "Zoë's", 2, 0),
+        (2, "with", None, None, None, 0, 1),
+        (3, "against", None, -0.125, "", 0, 0),
+    ]
+
+
+def test_no_rows_send_nothing(session: Any, executions: list[tuple[str, bool]]) -> None:
+    upserts.insert_rows(session, TALLIES, [])
+    upserts.upsert(session, TALLIES, [], KEY, added)
+    assert executions == []
+
+
+def test_an_upsert_adds_to_the_stored_rows_and_inserts_the_new(session: Any) -> None:
+    upserts.insert_rows(session, TALLIES, [row(1, wins=2, losses=1), row(2, "with", wins=1)])
+    upserts.upsert(
+        session,
+        TALLIES,
+        [row(1, wins=1, played_on=date(2026, 12, 1)), row(3, losses=4), row(2, "against")],
+        KEY,
+        added,
+    )
+    assert sorted(stored(session)) == [
+        (1, "against", date(2026, 12, 1), None, None, 3, 1),
+        (2, "against", None, None, None, 0, 0),
+        (2, "with", None, None, None, 1, 0),
+        (3, "against", None, None, None, 0, 4),
+    ]
+
+
+def test_on_postgresql_the_rows_are_one_execution_of_one_text(
+    session: Any, executions: list[tuple[str, bool]]
+) -> None:
+    if session.get_bind().dialect.name != "postgresql":
+        pytest.skip("SQLite runs the statement once a row, in-process (executemany)")
+    for first, count in ((0, 1), (10, 5)):
+        players = range(first, first + count)
+        upserts.insert_rows(session, TALLIES, [row(p) for p in players])
+        upserts.upsert(session, TALLIES, [row(p, wins=1) for p in players], KEY, added)
+    inserts = [text for text, _many in executions if text.startswith("INSERT")]
+    assert len(inserts) == 4
+    assert not any(many for _text, many in executions)
+    assert inserts[0] == inserts[2] and inserts[1] == inserts[3]  # whatever the number
+    assert "unnest" in inserts[0] and "ON CONFLICT" in inserts[1]
+    assert sorted(stored(session))[-1] == (14, "against", None, None, None, 1, 0)
