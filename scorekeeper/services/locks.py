@@ -37,9 +37,11 @@ from . import club_versions
 Query = TypeVar("Query", bound=Any)
 
 
-def locked(query: Query) -> Query:
-    """``query`` locking the rows it reads, and reading them again under the lock."""
-    return query.with_for_update(key_share=True).execution_options(populate_existing=True)
+def locked(query: Query, of: Any = None) -> Query:
+    """``query`` locking the rows it reads (``of``: those of this table only, for a query
+    that joins others), and reading them again under the lock."""
+    locking = query.with_for_update(key_share=True, of=of)
+    return locking.execution_options(populate_existing=True)
 
 
 def lock_club_matches(session: Session, club_id: int) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import bindparam, select
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import joinedload, selectinload
 
 from ..database import reading_first
 from ..engine import Match, MatchError, RuleSet, Side, SideEntry
@@ -73,16 +73,17 @@ _MATCH = (
     select(MatchRow)
     .where(MatchRow.public_id == bindparam("public_id"))
     .options(
-        # a side's players and a deal's sides ride in with their parents (two queries
-        # fewer than a query per level: a fifth of the match page's CPU was loading).
-        # Not joined to the match itself: the lock's FOR UPDATE may not reach the
-        # outer side of a join (PostgreSQL), and a selectin query carries no lock.
-        selectinload(MatchRow.sides).joinedload(MatchSide.players),
+        # The sides and their players are joined to the match (a side has two or three
+        # players: a few rows, read with it); the deals and their sides, which grow with
+        # the match, come in a second query. Three queries before (the sides by
+        # ``selectin`` too): a match's load was a sixth of a finishing save's CPU.
+        joinedload(MatchRow.sides).joinedload(MatchSide.players),
         selectinload(MatchRow.deals).joinedload(Deal.sides),
     )
 )
-#: The same under the match's row lock (``locks.locked``).
-_MATCH_LOCKED = locks.locked(_MATCH)
+#: The same under the match's row lock (``locks.locked``), the match's row alone: the
+#: lock of a join reaches every table in it, and PostgreSQL refuses it on the outer side.
+_MATCH_LOCKED = locks.locked(_MATCH, of=MatchRow)
 
 
 def load_match(public_id: str, *, for_update: bool = False) -> LoadedMatch | None:
@@ -95,7 +96,8 @@ def load_match(public_id: str, *, for_update: bool = False) -> LoadedMatch | Non
     if not is_public_id(public_id):
         return None
     session = db.session()
-    row = session.scalar(_MATCH_LOCKED if for_update else _MATCH, {"public_id": public_id})
+    found = session.execute(_MATCH_LOCKED if for_update else _MATCH, {"public_id": public_id})
+    row = found.unique().scalar_one_or_none()
     if row is None:
         return None
     # Read in a transaction that reads first (SQLite), the row is not locked until the
