@@ -16,7 +16,7 @@ from datetime import date
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import delete, event, insert, select
+from sqlalchemy import delete, event, select
 from sqlalchemy.orm import Session
 
 from ..engine import Match
@@ -24,7 +24,7 @@ from ..engine.standings import Line, Table, outcome_of, rank
 from ..extensions import db
 from ..models import Match as MatchRow
 from ..models import Player, SideResult
-from . import aggregates, locks, player_rows, ratings, side_records
+from . import aggregates, locks, player_rows, ratings, side_records, upserts
 
 PENDING = "club_matches_changed"
 BOOK_COLUMNS = {"clean": "books_clean", "dirty": "books_dirty", "wild": "books_wild"}
@@ -65,8 +65,8 @@ def write_results(
     if before is not None:  # a deal of a match being played has no rows to delete
         session.execute(delete(SideResult).where(SideResult.match_id == row.id))
     results = side_results(row, game) if game.finished else []
-    if results:  # one statement, no ids read back: nothing here holds the rows
-        session.execute(insert(SideResult.__table__), results)
+    # one statement, no ids read back: nothing here holds the rows
+    upserts.insert_rows(session, SideResult.__table__, results)
     # One writer per club at a time: the lines and ratings below are read-then-write over
     # the club's players (the match, then the club: locks). A deal of a match being played
     # takes it too, for the club's version it moves on (its kept pages).
