@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import joinedload, selectinload
+from sqlalchemy.orm.attributes import set_committed_value
 
 from ..database import reading_first
 from ..engine import Match, MatchError, RuleSet, Side, SideEntry
@@ -67,23 +68,31 @@ def known_names(limit: int = 50) -> list[str]:
     return list(rows)
 
 
-#: ``load_match``'s query, the public id bound when it runs: built once, as building it
-#: (its loader options above all) cost a save about as much as running it.
+#: ``load_match``'s queries, their values bound when they run: built once, as building
+#: them (their loader options above all) cost a save about as much as running them.
+#: The match, its sides and their players joined to it (a side has two or three players:
+#: a few rows, read with it).
 _MATCH = (
     select(MatchRow)
     .where(MatchRow.public_id == bindparam("public_id"))
-    .options(
-        # The sides and their players are joined to the match (a side has two or three
-        # players: a few rows, read with it); the deals and their sides, which grow with
-        # the match, come in a second query. Three queries before (the sides by
-        # ``selectin`` too): a match's load was a sixth of a finishing save's CPU.
-        joinedload(MatchRow.sides).joinedload(MatchSide.players),
-        selectinload(MatchRow.deals).joinedload(Deal.sides),
-    )
+    .options(joinedload(MatchRow.sides).joinedload(MatchSide.players))
 )
 #: The same under the match's row lock (``locks.locked``), the match's row alone: the
 #: lock of a join reaches every table in it, and PostgreSQL refuses it on the outer side.
 _MATCH_LOCKED = locks.locked(_MATCH, of=MatchRow)
+#: Its deals with their sides, which grow with the match, by the match's id: a query of
+#: their own, not the relationship's ``selectin`` loader, which built its query again at
+#: every load (a third of a match's load; three queries, one a level, were a sixth of a
+#: finishing save's CPU before).
+_DEALS = (
+    select(Deal)
+    .where(Deal.match_id == bindparam("match"))
+    .options(joinedload(Deal.sides))
+    .order_by(Deal.number)
+)
+#: The same read again under the match's lock: the deals the session holds are
+#: refreshed (the match's lock keeps them; they need no lock of their own).
+_DEALS_AGAIN = _DEALS.execution_options(populate_existing=True)
 
 
 def load_match(public_id: str, *, for_update: bool = False) -> LoadedMatch | None:
@@ -100,6 +109,8 @@ def load_match(public_id: str, *, for_update: bool = False) -> LoadedMatch | Non
     row = found.unique().scalar_one_or_none()
     if row is None:
         return None
+    deals = session.execute(_DEALS_AGAIN if for_update else _DEALS, {"match": row.id})
+    set_committed_value(row, "deals", list(deals.unique().scalars()))
     # Read in a transaction that reads first (SQLite), the row is not locked until the
     # save's ``begin_writing`` (``services.matches``).
     locked = for_update and not reading_first(session)
