@@ -16,9 +16,10 @@ and matches prepared as ``run.py`` prepares them. The POSTs of each kind of ``--
 (``run.py``'s) are then sent ``--block`` at a time to one process and to the other in ABBA
 order until each has sent ``--requests``, so a drift falls on both alike. Reported per
 kind: each side's median CPU milliseconds a POST (``time.process_time`` around the test
-client's request, the app's own process) and the ratio head / base; on PostgreSQL also
-the CPU its server processes for each side's connections used, a mean a POST (their
-clock ticks by 10 ms: a block's few POSTs are timed together), and its ratio. The last
+client's request, the app's own process) and the ratio head / base; on PostgreSQL on
+this machine also the CPU its server processes for each side's connections used, a mean
+a POST (their clock ticks by 10 ms: a block's few POSTs are timed together), and its
+ratio (left out for a server elsewhere, whose processes cannot be read here). The last
 line is one line of JSON. Exits 0 when every POST was answered 200.
 """
 
@@ -97,7 +98,9 @@ def worker(args: argparse.Namespace) -> int:
         for line in sys.stdin:
             began = _cpu_of(backends)
             took = [f"{post():.3f}" for _ in range(int(line))]
-            print(" ".join([*took, f"postgres={_cpu_of(backends) - began:.3f}"]), flush=True)
+            ended = _cpu_of(backends)
+            server = "-" if began is None or ended is None else f"{ended - began:.3f}"
+            print(" ".join([*took, f"postgres={server}"]), flush=True)
     finally:
         built.drop()
     return 0
@@ -119,19 +122,23 @@ def _backends(app: Any) -> set[int]:
             found.add(connection.info.backend_pid)
 
         event.listen(engine, "connect", made)
+        engine.dispose()  # a connection made before is made again, and seen
     return found
 
 
-def _cpu_of(pids: set[int]) -> float:
-    """The CPU milliseconds the processes ``pids`` used so far (on this machine: the
-    server on loopback), those gone since left out."""
-    total = 0
+def _cpu_of(pids: set[int]) -> float | None:
+    """The CPU milliseconds the processes ``pids`` used so far, those gone since left
+    out; None when there are some and none is a process of this machine (a server
+    elsewhere: its CPU cannot be read here)."""
+    total, seen = 0, False
     for pid in pids:
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime
+        total, seen = total + int(fields[11]) + int(fields[12]), True  # utime, stime
+    if pids and not seen:
+        return None
     return 1000 * total / os.sysconf("SC_CLK_TCK")
 
 
@@ -158,7 +165,7 @@ def compare(kind: str, checkouts: dict[str, Path], args: argparse.Namespace) -> 
     """One kind: both sides started, then their blocks in ABBA order."""
     workers: dict[str, Any] = {}
     times: dict[str, list[float]] = {side: [] for side in SIDES}
-    postgres = dict.fromkeys(SIDES, 0.0)
+    postgres: dict[str, float | None] = dict.fromkeys(SIDES, 0.0)
     try:
         # one after the other: two checkouts of one schema share a cached club, which
         # the first builds if it must
@@ -178,7 +185,11 @@ def compare(kind: str, checkouts: dict[str, Path], args: argparse.Namespace) -> 
                 if len(answer) != count or not server.startswith("postgres="):
                     raise SystemExit(f"compare: the {side} side stopped ({kind})")
                 times[side] += [float(ms) for ms in answer]
-                postgres[side] += float(server.removeprefix("postgres="))
+                server_ms = server.removeprefix("postgres=")
+                known = postgres[side]
+                postgres[side] = (
+                    None if known is None or server_ms == "-" else known + float(server_ms)
+                )
             sent, turn = sent + count, turn + 2
     finally:
         for process in workers.values():
@@ -193,8 +204,9 @@ def compare(kind: str, checkouts: dict[str, Path], args: argparse.Namespace) -> 
         "head_ms": medians["head"],
         "ratio": round(medians["head"] / medians["base"], 3) if medians["base"] else 0.0,
     }
-    if args.database_url:  # the server's CPU a POST: a mean (the clock ticks by 10 ms)
-        server = {side: postgres[side] / args.requests for side in SIDES}
+    if args.database_url and None not in postgres.values():
+        # the server's CPU a POST (on this machine): a mean, as its clock ticks by 10 ms
+        server = {side: (postgres[side] or 0.0) / args.requests for side in SIDES}
         figures["postgres_base_ms"] = round(server["base"], 2)
         figures["postgres_head_ms"] = round(server["head"], 2)
         ratio = server["head"] / server["base"] if server["base"] else 0.0

@@ -5,6 +5,7 @@ answered. Timings are never asserted (docs/performance.md has them)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,14 @@ def test_on_postgresql_its_servers_cpu_is_reported_too(
     # twenty finishes each: some 60 ms of the server's CPU, six of its clock's ticks
     assert figures["postgres_base_ms"] > 0 and figures["postgres_head_ms"] > 0
     assert figures["postgres_ratio"] > 0 and "PostgreSQL's CPU" in out
+
+
+def test_a_servers_cpu_is_read_only_from_this_machines_processes() -> None:
+    compare = bench_module("compare")
+    assert compare._cpu_of(set()) == 0.0  # SQLite: no server processes
+    assert compare._cpu_of({os.getpid()}) >= 0.0
+    # a server elsewhere: its processes' ids name nothing here, and nothing is made up
+    assert compare._cpu_of({2**22 + 12345}) is None
 
 
 @pytest.mark.parametrize(
