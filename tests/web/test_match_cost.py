@@ -184,9 +184,7 @@ def test_a_finished_match_page_builds_no_deal_form(
     assert built == []
 
 
-def test_a_match_is_read_in_two_queries_whatever_its_deals(
-    app: Flask, client: FlaskClient
-) -> None:
+def test_a_match_is_read_in_two_queries_whatever_its_deals(app: Flask, client: FlaskClient) -> None:
     """The row with its sides and their players, then its deals with their sides: two
     queries, with or without the lock, at any number of deals (a query per level was
     five, a query each for the row, the sides and the deals three). Locked, the lock is
