@@ -44,6 +44,21 @@ def _load(token: str) -> Any:
     return accounts.account_of_session(token)
 
 
+@bp.after_app_request
+def _settle_anonymous_session(response: Response) -> Response:
+    """An anonymous session is written once as it will stay: Flask-Login's ``basic``
+    protection marks a session without its ``_id`` not fresh at the first request that
+    reads it, which was the request after the one that made it (its CSRF token). That
+    request wrote the session again, anonymous: the service worker's first fetches of
+    the shell, sent from the log-in page with its cookie and answered after the log-in,
+    logged the phone out again. Marked here with the first writing, later requests leave
+    it as it is."""
+    anonymous = session.modified and session and "_user_id" not in session
+    if anonymous and session.get("_fresh") is not False:
+        session["_fresh"] = False
+    return response
+
+
 @login_manager.unauthorized_handler
 def _unauthorized() -> Response:
     target = url_for("auth.login", next=request.full_path.rstrip("?"))
