@@ -121,7 +121,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-cache", action="store_true", help="build the club afresh")
     args = parser.parse_args(argv)
     if min(args.size, args.workers, args.connections) < 1 or args.downloads < 0:
-        parser.error("--size, --workers and --connections must be positive")
+        parser.error("--size, --workers and --connections must be positive, --downloads 0 or more")
     if args.threads is not None and args.threads < 1:
         parser.error("--threads must be positive")
     if args.seconds <= 0 or not 0 <= args.start < args.seconds:
