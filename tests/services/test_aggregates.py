@@ -4,6 +4,7 @@ every write equal the rows rebuilt from scratch."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from sqlalchemy import event, func, select, text
 from scorekeeper.app import create_app
 from scorekeeper.engine import PRESETS, Side
 from scorekeeper.engine.rivals import best_game, head_to_head, pair_tallies, partners
+from scorekeeper.engine.standings import line_of, partnership
 from scorekeeper.extensions import db
 from scorekeeper.models import Player, RivalTally, SeatResult, SideResult, StandingLine
 from scorekeeper.services import (
@@ -404,6 +406,101 @@ def test_on_postgresql_a_late_match_s_reads_look_up_seats_side_by_side(ctx, monk
     plan = db.session.connection().exec_driver_sql(f"EXPLAIN {statement}", parameters).all()
     text_ = "\n".join(row[0] for row in plan)
     assert "SubPlan" in text_ and "Semi Join" not in text_ and "Hash" not in text_, text_
+
+
+def test_the_counts_after_a_place_are_each_line_s_games_after_it_up_to_its_limit(ctx):
+    """``_newer``'s counts (one subquery over the lines sent as arrays on PostgreSQL, a
+    subquery a line on SQLite), for players and partnerships of two and three, all-time
+    and in a season, at every place of a history and with limits from 1 to past the
+    history: each is the number of the line's games after the place (its own match left
+    out), counted here from the club's records, capped at the line's streak and one."""
+    rng = random.Random(17)
+    club = clubs.create_club("Tuesday")
+    clubs.add_season(club, "Spring", date(2024, 3, 1), date(2024, 3, 31))
+    layouts = [(2, 2), (1, 1, 1), (3, 3), (2, 2, 2), (1, 1)]
+    for week in range(14):
+        layout = layouts[week % len(layouts)]
+        people = rng.sample(demo.PEOPLE[:6], sum(layout))
+        sides = [people[sum(layout[:i]) : sum(layout[: i + 1])] for i in range(len(layout))]
+        deals = [[rng.randrange(0, 1000, 10) for _ in layout], *[[0] * len(layout)] * 3]
+        play(club, sides, deals, date(2024, 2, 20) + timedelta(days=3 * (week // 2)))
+    season = club.seasons[0].id
+    rows = db.session.execute(
+        select(SideResult.match_id, SideResult.played_on).where(SideResult.club_id == club.id)
+    )
+    day_of = dict(rows.all())
+    games = {scope: records_of_scope(club.id, scope) for scope in (aggregates.ALL_TIME, season)}
+    keys = sorted(
+        {(aggregates.PLAYER, p) for r in games[aggregates.ALL_TIME] for p in r.players}
+        | {
+            (aggregates.PARTNERSHIP, partnership(r.players))
+            for r in games[aggregates.ALL_TIME]
+            if len(r.players) > 1
+        },
+        key=repr,
+    )
+    assert {len(key) for kind, key in keys if kind == aggregates.PARTNERSHIP} == {2, 3}
+    checked = 0
+    for match_id in sorted(day_of, key=lambda m: (day_of[m], m)):
+        place = (day_of[match_id], match_id)
+        stored = [
+            (scope, kind, replace(line_of(key, []), streak=("win", rng.randrange(0, 9))))
+            for scope in games
+            for kind, key in keys
+        ]
+        expected = []
+        for scope, kind, line in stored:
+            after = [
+                r
+                for r in games[scope]
+                if (day_of[r.match], r.match) > place
+                and (
+                    line.key in r.players
+                    if kind == aggregates.PLAYER
+                    else partnership(r.players) == line.key
+                )
+            ]
+            expected.append(min(len(after), line.streak[1] + 1))
+        assert aggregates._newer(db.session, club.id, place, stored) == expected, place
+        checked += sum(expected)
+    assert checked > 100
+
+
+def records_of_scope(club_id, scope):
+    """The club's side records in ``scope``, oldest first."""
+    query = side_records.seats_query().where(SideResult.club_id == club_id)
+    rows = db.session.execute(side_records.in_scope(query, scope))
+    return [record for _season, record in side_records.records_of(rows)]
+
+
+def test_on_postgresql_the_counts_after_a_place_are_one_text_whatever_the_lines(ctx):
+    """On PostgreSQL the lines go to ``_newer``'s one statement as arrays, so its text
+    (prepared once by psycopg) is the same for any number and kind of lines; the
+    subquery a line it replaces was a new text for each shape, planned at every run."""
+    if db.engine.dialect.name != "postgresql":
+        pytest.skip("PostgreSQL's statement; SQLite runs a subquery a line")
+    club = clubs.create_club("Tuesday")
+    first = play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300))
+    play(club, [("Ann", "Bob", "Eve"), ("Cid", "Dee", "Fay")], four_deals(300, 500))
+    seen: list[str] = []
+
+    def record(_conn, _cursor, statement, *_rest):
+        seen.append(statement)
+
+    place, club_id = (date(2024, 3, 5), first.row.id), club.id
+    shapes = [
+        [(aggregates.ALL_TIME, aggregates.PLAYER, line_of(1, []))],
+        [(aggregates.ALL_TIME, aggregates.PLAYER, line_of(n, [])) for n in range(1, 5)],
+        [(7, aggregates.PARTNERSHIP, line_of((1, 2), [])), (0, aggregates.PLAYER, line_of(3, []))],
+        [(0, aggregates.PARTNERSHIP, line_of((1, 2, 5), []))],
+    ]
+    event.listen(db.engine, "before_cursor_execute", record)
+    try:
+        for stored in shapes:
+            assert len(aggregates._newer(db.session, club_id, place, stored)) == len(stored)
+    finally:
+        event.remove(db.engine, "before_cursor_execute", record)
+    assert len(seen) == len(shapes) and len(set(seen)) == 1, seen
 
 
 def test_a_late_match_at_any_place_in_any_run_gives_the_lines_of_the_history(ctx):
