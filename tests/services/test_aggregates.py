@@ -312,7 +312,7 @@ def counts_of_newer(monkeypatch) -> list[list[int]]:
 
 def test_a_finishing_table_counts_games_after_it_only_when_its_players_have_some(ctx, monkeypatch):
     """The count of each line's games after a finishing match is one large statement
-    (about 2 ms a run on PostgreSQL, most of it parsing and planning). Tonight's table,
+    (0.5 ms a run on PostgreSQL, five times its probe's). Tonight's table,
     and a table of other players than a later table of the night that finished first,
     skip it; a table one of whose players has a game after it does not, and its lines are
     still a rebuild's."""
