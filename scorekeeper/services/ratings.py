@@ -416,29 +416,22 @@ def _players(club_id: int, only: set[int] | None = None) -> dict[int, Rated]:
     return {player_id: Rated(mu, sigma) for player_id, mu, sigma in rows}
 
 
-#: ``_keep``'s statement: one player's rating, sent for every player rated at once.
-_KEEP = (
-    update(Player.__table__)
-    .where(Player.__table__.c.id == bindparam("player"))
-    .values(rating_mu=bindparam("mu"), rating_sigma=bindparam("sigma"))
-)
-
-
 def _keep(players: dict[int, Rated]) -> None:
-    """Write the changed ratings back to their players' rows, in one statement sent for
-    them all (the ORM's flush of loaded players cost about as much as the rating). A
-    player's object the session holds, if any, reads its rating again when next used."""
+    """Write the changed ratings back to their players' rows, in one statement for them
+    all (``upserts.update_rows``; the ORM's flush of loaded players cost about as much as
+    the rating). A player's object the session holds, if any, reads its rating again
+    when next used."""
     changed = [
-        {"player": player_id, "mu": rated.mu, "sigma": rated.sigma}
+        {"id": player_id, "rating_mu": rated.mu, "rating_sigma": rated.sigma}
         for player_id, rated in sorted(players.items())
         if rated.changed
     ]
     if not changed:
         return
     session = db.session()
-    session.execute(_KEEP, changed)
+    upserts.update_rows(session, Player.__table__, "id", changed)
     for row in changed:
-        held = session.identity_map.get(session.identity_key(Player, row["player"]))
+        held = session.identity_map.get(session.identity_key(Player, row["id"]))
         if held is not None:
             session.expire(held, ["rating_mu", "rating_sigma"])
 

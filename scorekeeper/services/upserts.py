@@ -15,7 +15,7 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Table, bindparam, column, func, insert, select
+from sqlalchemy import Table, bindparam, column, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -54,6 +54,56 @@ def insert_rows(session: Session, table: Table, rows: Sequence[Mapping[str, Any]
         session.execute(_as_arrays(table, columns), arrays(rows, columns))
     else:
         session.execute(insert(table), list(rows))
+
+
+def update_rows(
+    session: Session, table: Table, key: str, rows: Sequence[Mapping[str, Any]]
+) -> None:
+    """Set the columns of ``rows`` (each with the same columns, ``key`` among them) on
+    the rows of ``table`` whose ``key`` column holds the row's: one statement, and on
+    PostgreSQL one execution however many rows (``_update_as_arrays``), where psycopg's
+    ``executemany`` runs the ``UPDATE`` once a row. No two rows may share their key."""
+    if not rows:
+        return
+    columns = tuple(rows[0])
+    if session.get_bind().dialect.name == "postgresql":
+        values = {f"{name}_values": [row[name] for row in rows] for name in columns}
+        session.execute(_update_as_arrays(table, key, columns), values)
+    else:
+        named = [{f"{name}_value": row[name] for name in columns} for row in rows]
+        session.execute(_update(table, key, columns), named)
+
+
+@functools.lru_cache(maxsize=8)
+def _update(table: Table, key: str, columns: tuple[str, ...]) -> Any:
+    """``update_rows``' statement sent once a row (SQLite), built once: the values bound by
+    their column's name with ``_value`` added (a column's own name is SQLAlchemy's for
+    the SET clause), matched on ``key``."""
+    names = {name: f"{name}_value" for name in columns}
+    return (
+        update(table)
+        .where(table.c[key] == bindparam(names[key]))
+        .values({name: bindparam(names[name]) for name in columns if name != key})
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _update_as_arrays(table: Table, key: str, columns: tuple[str, ...]) -> Any:
+    """PostgreSQL's ``UPDATE ... FROM unnest(...)`` of ``update_rows``: one array a
+    column (bound by the column's name with ``_values`` added), matched on ``key``; one
+    text whatever the number of rows."""
+    source = func.unnest(
+        *(
+            bindparam(f"{name}_values", type_=postgresql.ARRAY(table.c[name].type))
+            for name in columns
+        )
+    ).table_valued(*(column(name, table.c[name].type) for name in columns))
+    rows = source.render_derived(name="changed")
+    return (
+        update(table)
+        .where(table.c[key] == rows.c[key])
+        .values({name: rows.c[name] for name in columns if name != key})
+    )
 
 
 def arrays(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> dict[str, list[Any]]:

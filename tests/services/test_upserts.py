@@ -105,6 +105,7 @@ def test_rows_are_stored_as_given_nulls_dates_and_text_included(session: Any) ->
 def test_no_rows_send_nothing(session: Any, executions: list[tuple[str, bool]]) -> None:
     upserts.insert_rows(session, TALLIES, [])
     upserts.upsert(session, TALLIES, [], KEY, added)
+    upserts.update_rows(session, TALLIES, "id", [])
     assert executions == []
 
 
@@ -140,3 +141,41 @@ def test_on_postgresql_the_rows_are_one_execution_of_one_text(
     assert inserts[0] == inserts[2] and inserts[1] == inserts[3]  # whatever the number
     assert "unnest" in inserts[0] and "ON CONFLICT" in inserts[1]
     assert sorted(stored(session))[-1] == (14, "against", None, None, None, 1, 0)
+
+
+def test_an_update_sets_the_given_columns_of_the_rows_with_the_given_keys(session: Any) -> None:
+    """``update_rows``: each row given sets its columns on the stored row whose key it
+    holds (NULLs, dates, floats and text included); the other rows and the columns not
+    given stay as they were, and a key not stored changes nothing."""
+    upserts.insert_rows(session, TALLIES, [row(p, wins=p, note=f"n{p}") for p in (1, 2, 3)])
+    ids = dict(session.execute(select(TALLIES.c.player, TALLIES.c.id)).all())
+    upserts.update_rows(
+        session,
+        TALLIES,
+        "id",
+        [
+            {"id": ids[3], "rating": 27.25, "played_on": date(2026, 12, 5), "note": None},
+            {"id": ids[1], "rating": None, "played_on": None, "note": "Zoë"},
+            {"id": 10_000, "rating": 1.0, "played_on": None, "note": "nobody"},
+        ],
+    )
+    assert stored(session) == [
+        (1, "against", None, None, "Zoë", 1, 0),
+        (2, "against", None, None, "n2", 2, 0),
+        (3, "against", date(2026, 12, 5), 27.25, None, 3, 0),
+    ]
+
+
+def test_on_postgresql_an_update_is_one_execution_of_one_text(
+    session: Any, executions: list[tuple[str, bool]]
+) -> None:
+    if session.get_bind().dialect.name != "postgresql":
+        pytest.skip("SQLite runs the statement once a row, in-process (executemany)")
+    upserts.insert_rows(session, TALLIES, [row(p) for p in range(6)])
+    ids = list(session.scalars(select(TALLIES.c.id).order_by(TALLIES.c.id)))
+    executions.clear()
+    for chosen in (ids[:1], ids[1:]):
+        upserts.update_rows(session, TALLIES, "id", [{"id": i, "wins": 7} for i in chosen])
+    assert len(executions) == 2 and not any(many for _text, many in executions)
+    assert executions[0][0] == executions[1][0] and "unnest" in executions[0][0]
+    assert [r[5] for r in stored(session)] == [7] * 6
