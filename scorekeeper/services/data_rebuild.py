@@ -16,14 +16,14 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from ..engine import Match, RuleSet, Side
 from ..engine.errors import EngineError, phrase
 from ..models import Match as MatchRow
 from ..models import RatingPoint, SideResult, StandingLine
-from . import aggregates, player_rows, ratings, standings
+from . import aggregates, player_rows, ratings, standings, upserts
 from .data_tables import Refused
 from .match_reads import stored_entry
 
@@ -147,8 +147,8 @@ def rebuild_tables(session: Session, games: dict[int, Match]) -> dict[str, int]:
         .order_by(MatchRow.id)
     ).all()
     results = [r for row in finished for r in standings.side_results(row, games[row.id])]
-    if results:  # every match's rows in one executemany, not a statement a match
-        session.execute(insert(SideResult.__table__), results)
+    # every match's rows in one statement (one execution on PostgreSQL), not one a match
+    upserts.insert_rows(session, SideResult.__table__, results)
     clubs = {row.club_id for row in finished}
     for club_id in sorted(clubs):
         aggregates.rebuild(session, club_id)
