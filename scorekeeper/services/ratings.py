@@ -196,10 +196,8 @@ def replay_from(
     values = _window(club_id, since, upto)
     touched = set(db.session.scalars(_unrate_statement(upto is not None), values))
     touched |= {player for *_seat, player in seats if player is not None}
-    players = _players(club_id, touched)
-    last = _last_before(club_id, touched, since)
-    for player_id in touched & players.keys():
-        players[player_id].set(*last.get(player_id, (None, None)))
+    # each of them (of the club) as rated by their last match before the window
+    players = _last_before(club_id, touched, since)
     by_match: dict[int, list[tuple[int, int, date, int, int | None]]] = {}
     for row in seats:
         by_match.setdefault(row[0], []).append(row)
@@ -347,11 +345,12 @@ def _finished_from(club_id: int, since: tuple[date, int], count: int) -> list[tu
     return [(day, match) for day, match in db.session.execute(_FINISHED_FROM, values)]
 
 
-#: ``_last_before``'s statement (``club``, ``players``, ``since_…``): each player's last
-#: rating point before a place, found along the player's own index.
+#: ``_last_before``'s statement (``club``, ``players``, ``since_…``): the players of the
+#: club among ``players``, each with their last rating point before a place, if any,
+#: found along the player's own index.
 _LAST_BEFORE = (
     select(Player.id, RatingPoint.mu, RatingPoint.sigma)
-    .join(
+    .outerjoin(
         RatingPoint,
         RatingPoint.id
         == (
@@ -367,20 +366,23 @@ _LAST_BEFORE = (
             .scalar_subquery()
         ),
     )
-    .where(Player.id.in_(bindparam("players", expanding=True)))
+    .where(
+        Player.club_id == bindparam("club", type_=Integer),
+        Player.id.in_(bindparam("players", expanding=True)),
+    )
 )
 
 
-def _last_before(
-    club_id: int, player_ids: set[int], since: tuple[date, int]
-) -> dict[int, tuple[float, float]]:
-    """Each player's rating after their last rated match before ``since`` (one query, an
-    index lookup per player)."""
+def _last_before(club_id: int, player_ids: set[int], since: tuple[date, int]) -> dict[int, Rated]:
+    """The players of the club among ``player_ids``, each rated as after their last rated
+    match before ``since`` (unrated if none), to be written back (``changed``): one query,
+    an index lookup per player. (It also stands for reading the players' rows: a replay
+    sets every rating it touches.)"""
     if not player_ids:
         return {}
     values = {"club": club_id, "players": sorted(player_ids), **_at("since", since)}
     rows = db.session.execute(_LAST_BEFORE, values)
-    return {player_id: (mu, sigma) for player_id, mu, sigma in rows}
+    return {player_id: Rated(mu, sigma, changed=True) for player_id, mu, sigma in rows}
 
 
 @dataclass
