@@ -346,12 +346,13 @@ def _newer_arrays_statement(width: int) -> Any:
     each row of the arrays (in their order), the count of that line's games after the
     match, read along the club's game order as ``_newer_statement`` does (a scalar
     subquery a row, its limit the row's own)."""
-    int_array = postgresql.ARRAY(Integer)
-    names = ["season", "cap", "size", *(f"member{i}" for i in range(width))]
-    arrays = [
-        bindparam(name + "s" if i < 3 else name, type_=int_array) for i, name in enumerate(names)
-    ]
-    lines = func.unnest(*arrays).table_valued(*names, with_ordinality="n").render_derived()
+    # each array's parameter, and its column among the lines
+    columns = {"seasons": "season", "caps": "cap", "sizes": "size"}
+    columns.update({f"member{i}": f"member{i}" for i in range(width)})
+    arrays = [bindparam(name, type_=postgresql.ARRAY(Integer)) for name in columns]
+    lines = (
+        func.unnest(*arrays).table_valued(*columns.values(), with_ordinality="n").render_derived()
+    )
     place = (bindparam("day", type_=SideResult.played_on.type), bindparam("match", type_=Integer))
     seated = [_seated(lines.c.member0)] + [
         or_(lines.c[f"member{i}"].is_(None), _seated(lines.c[f"member{i}"]))
