@@ -26,7 +26,9 @@ requests per second and the 50th/95th/99th percentile latency of:
   of disjoint regulars, one connection each (``TABLES``).
 
 Then the same requests in-process (Flask's test client, median of ``--repeat`` interleaved
-rounds) with their SQL statements (``bench/writes.py``'s counting), against the same
+rounds, on a new copy of the club with matches of its own: after the served POSTs, every
+out-of-order finish would have too many matches after it to be replayed in the request)
+with their SQL statements (``bench/writes.py``'s counting), against the same
 minimal route in-process. Every figure is also a ratio to its floor, and each has its
 growth from the first size to the others (in-process: the growth of the figure over its
 floor, so that the machine's own speed, which moves by half from one phase of a run to
@@ -197,13 +199,21 @@ def build_into(uri: str, size: int) -> ClubHistory:
 def sqlite_club(size: int, work: Path, cache: Path | None) -> Built:
     target = work / f"club-{size}.sqlite3"
     uri = f"sqlite:///{target}"
+
+    def drop() -> None:
+        """The working file and SQLite's files beside it: a copy made in its place later
+        must not meet the write-ahead log of this one."""
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            target.with_name(target.name + suffix).unlink(missing_ok=True)
+
+    drop()
     cached_db = meta = None
     if cache is not None:
         cached_db = cache / f"{cache_key('sqlite', size)}.sqlite3"
         meta = cached_db.with_suffix(".json")
         if cached_db.exists() and meta.exists():
             shutil.copyfile(cached_db, target)
-            return Built(uri, ClubHistory(**json.loads(meta.read_text())), 0.0, True)
+            return Built(uri, ClubHistory(**json.loads(meta.read_text())), 0.0, True, drop)
     started = time.monotonic()
     made = build_into(uri, size)
     took = time.monotonic() - started
@@ -214,7 +224,7 @@ def sqlite_club(size: int, work: Path, cache: Path | None) -> Built:
             source.backup(copy)  # the WAL's pages too
         partial.replace(cached_db)
         meta.write_text(json.dumps(asdict(made)))
-    return Built(uri, made, took, False)
+    return Built(uri, made, took, False, drop)
 
 
 def postgres_club(size: int, url: str, cache: Path | None) -> Built:
@@ -909,9 +919,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             built = club(size, url, work, args.cache_dir)
             builds[str(size)] = {"seconds": round(built.build_s, 1), "cached": built.cached}
             try:
-                prepared = prepare(built.uri, built.history, args.posts, args.repeat)
+                prepared = prepare(built.uri, built.history, args.posts, 0)
                 print(f"club of {size}: serving…", file=sys.stderr, flush=True)
                 floor, loads = served(built, prepared, args, work)
+            finally:
+                built.drop()
+            # In-process on a copy of the club as built, not after the served POSTs: the
+            # hundreds of matches they finish tonight would put more than
+            # ``ratings.IN_REQUEST`` matches after every out-of-order finish, whose
+            # ratings would then be marked as updating instead of replayed in the request
+            # as the served ones are (with ``--no-cache``, the club is built again).
+            built = club(size, url, work, args.cache_dir)
+            try:
+                prepared = prepare(built.uri, built.history, 0, args.repeat)
                 print(f"club of {size}: in-process…", file=sys.stderr, flush=True)
                 local = in_process(built, prepared, args)
             finally:

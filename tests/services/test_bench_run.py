@@ -75,3 +75,40 @@ def test_the_statements_script_names_each_statement_of_a_post_at_both_sizes(tmp_
     assert len(report["grew_most"]) == 3
     assert all(g["statement"] and len(g["ms"]) == 2 for g in report["grew_most"])
     assert "grew the most" in out and "slowest @4" in out
+
+
+def test_the_in_process_requests_run_on_the_club_as_built_not_after_the_served_ones(
+    tmp_path, monkeypatch
+):
+    """The served POSTs finish hundreds of matches tonight; after them, every
+    out-of-order finish has more than ``ratings.IN_REQUEST`` matches after it and would
+    only mark the ratings as updating, where a served one replays them in the request.
+    So the in-process requests get a copy of the club of their own, as built: none of
+    the served phase's matches is in it, and its ratings are not marked as updating."""
+    run = bench_module("run")
+    from sqlalchemy import create_engine, text
+
+    served_ids: list[str] = []
+    seen: list[tuple[int, list]] = []
+    real_served, real_in_process = run.served, run.in_process
+
+    def served(built, prepared, args, work):
+        served_ids.extend(i for ids in prepared.served.values() for i in ids)
+        return real_served(built, prepared, args, work)
+
+    def in_process(built, prepared, args):
+        engine = create_engine(built.uri)
+        with engine.connect() as c:
+            ids = [i for (i,) in c.execute(text("SELECT public_id FROM matches"))]
+            stale = c.execute(text("SELECT ratings_stale_on FROM clubs")).scalars().all()
+        engine.dispose()
+        seen.append((len(set(ids) & set(served_ids)), stale))
+        assert prepared.served == {kind: [] for kind in run.PREPARED}
+        return real_in_process(built, prepared, args)
+
+    monkeypatch.setattr(run, "served", served)
+    monkeypatch.setattr(run, "in_process", in_process)
+    arguments = ["--quick", "--sizes", "2", "--seconds", "0.2", "--connections", "2"]
+    arguments += ["--posts", "3", "--repeat", "2", "--cache-dir", str(tmp_path / "cache")]
+    assert run.main(arguments) == 0
+    assert served_ids and seen == [(0, [None])]
