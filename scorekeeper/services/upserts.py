@@ -1,12 +1,14 @@
-"""``INSERT ... ON CONFLICT DO UPDATE``, and plain inserts, for the kept rows, on SQLite
-and PostgreSQL.
+"""``INSERT ... ON CONFLICT DO UPDATE``, plain inserts, and updates by key, for the kept
+rows, on SQLite and PostgreSQL.
 
 The rows kept current in a deal's transaction (standing lines, rival tallies) used to be
 read, deleted and inserted again: three statements where one does, and on PostgreSQL
 each is a round trip of a request that holds the club's lock. Both databases spell the
 upsert the same way; SQLAlchemy has it per dialect, so the dialect's ``insert`` is taken
 from the session's connection. On PostgreSQL the rows go as one array a column
-(``_as_arrays``); SQLite, in-process, runs a statement once a row at little cost.
+(``_as_arrays``, ``_update_as_arrays``); SQLite, in-process, runs a statement once a row
+at little cost. (For two or three rows, a prepared statement once a row costs PostgreSQL
+less than one from arrays, which it plans at every run: a deal's side totals are sent so.)
 """
 
 from __future__ import annotations
