@@ -411,9 +411,9 @@ def test_on_postgresql_a_late_match_s_reads_look_up_seats_side_by_side(ctx, monk
 def test_the_counts_after_a_place_are_each_line_s_games_after_it_up_to_its_limit(ctx):
     """``_newer``'s counts (one subquery over the lines sent as arrays on PostgreSQL, a
     subquery a line on SQLite), for players and partnerships of two and three, all-time
-    and in a season, at every place of a history and with limits from 1 to past the
-    history: each is the number of the line's games after the place (its own match left
-    out), counted here from the club's records, capped at the line's streak and one."""
+    and in a season, at every place of a history and with limits from 1 to 9: each is the
+    number of the line's games after the place (its own match left out), counted here
+    from the club's records, capped at the line's streak and one."""
     rng = random.Random(17)
     club = clubs.create_club("Tuesday")
     clubs.add_season(club, "Spring", date(2024, 3, 1), date(2024, 3, 31))
