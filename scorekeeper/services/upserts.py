@@ -22,6 +22,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
+#: What ``update_rows``' arrays are bound as: the column's name with this added.
+UPDATED = "_values"
 
 
 def upsert(
@@ -69,7 +71,7 @@ def update_rows(
         return
     columns = tuple(rows[0])
     if session.get_bind().dialect.name == "postgresql":
-        values = {f"{name}_values": [row[name] for row in rows] for name in columns}
+        values = arrays(rows, columns, UPDATED)
         session.execute(_update_as_arrays(table, key, columns), values)
     else:
         named = [{f"{name}_value": row[name] for name in columns} for row in rows]
@@ -92,15 +94,10 @@ def _update(table: Table, key: str, columns: tuple[str, ...]) -> Any:
 @functools.lru_cache(maxsize=8)
 def _update_as_arrays(table: Table, key: str, columns: tuple[str, ...]) -> Any:
     """PostgreSQL's ``UPDATE ... FROM unnest(...)`` of ``update_rows``: one array a
-    column (bound by the column's name with ``_values`` added), matched on ``key``; one
-    text whatever the number of rows."""
-    source = func.unnest(
-        *(
-            bindparam(f"{name}_values", type_=postgresql.ARRAY(table.c[name].type))
-            for name in columns
-        )
-    ).table_valued(*(column(name, table.c[name].type) for name in columns))
-    rows = source.render_derived(name="changed")
+    column (bound by the column's name with ``UPDATED`` added: a column's own name is
+    SQLAlchemy's in the SET clause), matched on ``key``; one text whatever the number of
+    rows."""
+    rows = _unnested(table, columns, UPDATED).render_derived(name="changed")
     return (
         update(table)
         .where(table.c[key] == rows.c[key])
@@ -108,9 +105,20 @@ def _update_as_arrays(table: Table, key: str, columns: tuple[str, ...]) -> Any:
     )
 
 
-def arrays(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> dict[str, list[Any]]:
-    """The values of ``rows`` column by column (``_as_arrays``' parameters)."""
-    return {name: [row[name] for row in rows] for name in columns}
+def arrays(
+    rows: Sequence[Mapping[str, Any]], columns: Sequence[str], suffix: str = ""
+) -> dict[str, list[Any]]:
+    """The values of ``rows`` column by column, each bound as its column's name with
+    ``suffix`` added (``_unnested``'s parameters)."""
+    return {name + suffix: [row[name] for row in rows] for name in columns}
+
+
+def _unnested(table: Table, columns: tuple[str, ...], suffix: str = "") -> Any:
+    """``unnest`` of one array a column of ``table`` (``arrays``' parameters), as a table
+    of rows with those columns: what PostgreSQL's statements from arrays read."""
+    return func.unnest(
+        *(bindparam(name + suffix, type_=postgresql.ARRAY(table.c[name].type)) for name in columns)
+    ).table_valued(*(column(name, table.c[name].type) for name in columns))
 
 
 @functools.lru_cache(maxsize=32)
@@ -126,10 +134,7 @@ def _as_arrays(
     26 rival tallies were 26 executions), and one statement text whatever their number,
     which psycopg prepares once (rows written into one ``VALUES`` list make a new text
     for each number of rows)."""
-    source = func.unnest(
-        *(bindparam(name, type_=postgresql.ARRAY(table.c[name].type)) for name in columns)
-    ).table_valued(*(column(name, table.c[name].type) for name in columns))
-    rows = source.render_derived()
+    rows = _unnested(table, columns).render_derived()
     statement = postgresql.insert(table).from_select(
         list(columns), select(*(rows.c[name] for name in columns))
     )
