@@ -54,7 +54,7 @@ from ..engine.standings import (
     retract,
     streak,
 )
-from ..models import MatchPlayer, MatchSide, SideResult, StandingLine
+from ..models import Club, MatchPlayer, MatchSide, SideResult, StandingLine
 from . import upserts
 from .side_records import ALL_TIME, at_or_after, earlier_than, in_scope, records_of, seats_query
 
@@ -126,7 +126,7 @@ def refresh(
     season_id: int | None,
     appended: date | None = None,
     own: Sequence[SideRecord] | None = None,
-) -> None:
+) -> Any:
     """Rewrite the all-time and season lines of the match's players and partnerships.
 
     ``appended``: the day of a match that has just finished (it had no result rows
@@ -136,13 +136,16 @@ def refresh(
     caller has them: the rows it has just written). Otherwise the lines are summed again
     from the players' side results (``replace_match`` is the bounded way for a change of a
     counted match).
+
+    Returns, for a match appended, what its probe read (``_any_after``: whether any of its
+    players has a game after it, and the club's ratings' state, which ``ratings`` takes
+    from it), else None.
     """
     scopes = tuple(dict.fromkeys((ALL_TIME, season_id or ALL_TIME)))
     if appended is not None:
         if own is None:  # the match's records, unless the caller has them
             own = [r for _season, r in records_of(session.execute(_seats_of(match_id)))]
-        _append(session, club_id, match_id, scopes, appended, own)
-        return
+        return _append(session, club_id, match_id, scopes, appended, own)
     seated: dict[int, list[int]] = {}
     for side_id, player_id in session.execute(
         select(MatchSide.id, MatchPlayer.player_id)
@@ -176,6 +179,7 @@ def refresh(
             for pair in pairs
         ]
     _replace(session, club_id, found)
+    return None
 
 
 def _append(
@@ -185,14 +189,15 @@ def _append(
     scopes: tuple[int, ...],
     day: date,
     own: Sequence[SideRecord],
-) -> None:
+) -> Any:
     """Add a just-finished match's records (``own``) to its players' and partnerships'
     lines in each scope: three statements whatever the history (the lines, whether any of
     its players has a game after the match, the lines written), and a fourth when one
-    has (how many of each line's games: no more than the lines' streaks need)."""
+    has (how many of each line's games: no more than the lines' streaks need). Returns
+    the probe's row (``_any_after``), or None for a match of guests alone."""
     players = [p for record in own for p in record.players]
     if not players:
-        return
+        return None
     pairs = [key for record in own for key in partnership_keys(record)]
     stored = _read(session, club_id, scopes, players, pairs)
     wanted = [
@@ -205,9 +210,10 @@ def _append(
     # tonight's table, or a table of other players than those of the night's tables that
     # finished first: none of its players has a game after it, and nothing is counted (a
     # probe along the club's game order, 0.1 ms on PostgreSQL; the counts cost it 0.5 ms)
+    after = _any_after(session, club_id, (day, match_id), players)
     newer = (
         _newer(session, club_id, (day, match_id), [found[:3] for found in wanted])
-        if _any_after(session, club_id, (day, match_id), players)
+        if after.later
         else [0] * len(wanted)
     )
     _replace(
@@ -218,23 +224,28 @@ def _append(
             for (scope, kind, line, record), count in zip(wanted, newer, strict=True)
         ],
     )
+    return after
 
 
 def _any_after(
     session: Session, club_id: int, place: tuple[date, int], players: Sequence[int]
-) -> bool:
+) -> Any:
     """Whether any of ``players`` has a finished game of the club after ``place`` in its
-    game order: read along that order from ``place``, each side's seats looked up by its
-    ``(player, side)`` index (as ``_sides_of``, so that PostgreSQL does not join every seat
-    the players ever had), stopping at the first."""
+    game order (``later``): read along that order from ``place``, each side's seats
+    looked up by its ``(player, side)`` index (as ``_sides_of``, so that PostgreSQL does
+    not join every seat the players ever had), stopping at the first. With it, from the
+    club's row, where its stale ratings start (``ratings_stale_on``,
+    ``ratings_stale_match``): what ``ratings.match_finished`` needs to know whether the
+    match is simply rated on top, read in the same statement."""
     values = {"club": club_id, "day": place[0], "match": place[1], "players": list(players)}
-    return bool(session.scalar(_ANY_AFTER, values))
+    return session.execute(_ANY_AFTER, values).one()
 
 
 #: ``_any_after``'s statement, with the values as parameters: built once, as building it
 #: took about as long as running it.
 _ANY_AFTER = select(
-    exists().where(
+    exists()
+    .where(
         SideResult.club_id == bindparam("club", type_=Integer),
         tuple_(SideResult.played_on, SideResult.match_id)
         > tuple_(
@@ -249,7 +260,10 @@ _ANY_AFTER = select(
         .scalar_subquery()
         .is_not(None),
     )
-)
+    .label("later"),
+    Club.ratings_stale_on,
+    Club.ratings_stale_match,
+).where(Club.id == bindparam("club", type_=Integer))
 
 
 def _newer(

@@ -89,20 +89,42 @@ def match_finished(
     played_on: date,
     was_rated: bool,
     seats: Sequence[tuple[int, int, date, int, int | None]],
+    after: Any = None,
 ) -> None:
     """Rate a finished match: on top of the current ratings when it is the newest, else as
     a change of the history from it (``match_changed``). ``seats`` are its seats as
-    ``_side_rows`` reads them (the caller has just written them)."""
+    ``_side_rows`` reads them (the caller has just written them).
+
+    ``after``: for a match that was not finished when its transaction began (not
+    ``was_rated``), the row of the standing lines' probe (``aggregates._any_after``),
+    read in the same transaction under the club's lock: whether any of its players has a
+    finished game after it (``later``), and the club's stale ratings. When the club's
+    ratings are current, that game is rated, so this is what ``_finished_statement``
+    would read (the match itself has no rating point: one that is not finished has none
+    once its change is rated), and its statement is saved."""
     seated = sorted({player for *_rest, player in seats if player is not None})
-    values = {f"player{n}": player for n, player in enumerate(seated)}
-    values.update(club=club_id, match=match_id, day=played_on)
-    found = db.session.execute(_finished_statement(len(seated)), values).one_or_none()
+    if after is not None and not was_rated:
+        found = _Found(None, after.ratings_stale_on, after.ratings_stale_match, after.later)
+    else:
+        values = {f"player{n}": player for n, player in enumerate(seated)}
+        values.update(club=club_id, match=match_id, day=played_on)
+        found = db.session.execute(_finished_statement(len(seated)), values).one_or_none()
     if was_rated or found is None or found.later or _stale_of(found) is not None:
         _changed(club_id, match_id, played_on, found)
         return
     players = _players(club_id, set(seated))
     _store(_rate(club_id, seats, players))
     _keep(players)
+
+
+@dataclass(frozen=True)
+class _Found:
+    """What ``_finished_statement`` reads, as its row names it."""
+
+    rated_on: date | None
+    ratings_stale_on: date | None
+    ratings_stale_match: int | None
+    later: bool = False
 
 
 @functools.lru_cache(maxsize=16)
@@ -174,24 +196,36 @@ def _changed(club_id: int, match_id: int, played_on: date, found: Any) -> None:
     rated_on = found.rated_on if found is not None else None
     since = (min(played_on, rated_on) if rated_on else played_on, match_id)
     stale = _stale_of(found)
-    if stale is not None or len(_finished_from(club_id, since, IN_REQUEST + 1)) > IN_REQUEST:
-        _mark_stale(club_id, min(since, stale) if stale else since)
-        return
-    replay_from(club_id, *since)
+    if stale is None:
+        # the seats to rate again, read once: more matches than the request rates mean
+        # the club's ratings are brought up to date after the answer instead
+        seats, upto = _first_seats(club_id, since, IN_REQUEST)
+        if upto is None:
+            _replay(club_id, since, None, seats)
+            return
+    _mark_stale(club_id, min(since, stale) if stale else since)
 
 
 def replay_from(
-    club_id: int, played_on: date, match_id: int, limit: int | None = None
+    club_id: int, played_on: date, match_id: int, limit: int
 ) -> tuple[tuple[date, int] | None, int]:
-    """Rate the club's finished matches from (``played_on``, ``match_id``) on again, in
-    order, from each player's last rating before them: all of them, or the first ``limit``.
-    Returns where the next ones start (None when none is left) and how many were rated."""
+    """Rate the club's first ``limit`` finished matches from (``played_on``, ``match_id``)
+    on again, in order, from each player's last rating before them. Returns where the
+    next ones start (None when none is left) and how many were rated."""
     since = (played_on, match_id)
-    upto: tuple[date, int] | None = None
-    if limit is not None:
-        chunk = _finished_from(club_id, since, limit + 1)
-        upto = chunk[limit] if len(chunk) > limit else None
-    seats = _side_rows(club_id, since, upto)
+    seats, upto = _first_seats(club_id, since, limit)
+    return upto, _replay(club_id, since, upto, seats)
+
+
+def _replay(
+    club_id: int,
+    since: tuple[date, int],
+    upto: tuple[date, int] | None,
+    seats: Sequence[tuple[int, int, date, int, int | None]],
+) -> int:
+    """Rate again the matches of ``seats`` (as ``_side_rows``': every seat of the club's
+    finished matches from ``since`` to before ``upto``, or on when None), from each
+    player's last rating before them: how many matches it rated."""
     # the points of the window go, and whose they were is what they return
     values = _window(club_id, since, upto)
     touched = set(db.session.scalars(_unrate_statement(upto is not None), values))
@@ -203,7 +237,7 @@ def replay_from(
         by_match.setdefault(row[0], []).append(row)
     _store([point for sides in by_match.values() for point in _rate(club_id, sides, players)])
     _keep(players)
-    return upto, len(by_match)
+    return len(by_match)
 
 
 @functools.lru_cache(maxsize=2)
@@ -311,38 +345,53 @@ def _at(name: str, place: tuple[date, int]) -> dict[str, Any]:
     return {f"{name}_day": place[0], f"{name}_match": place[1]}
 
 
-def _window(
-    club_id: int, since: tuple[date, int] | None, upto: tuple[date, int] | None
-) -> dict[str, Any]:
-    """The values of a statement over the club's games from ``since`` to before ``upto``
-    (either left out when None), as ``_seats_statement`` and ``_unrate_statement`` take them."""
-    values: dict[str, Any] = {"club": club_id}
-    if since is not None:
-        values.update(_at("since", since))
+def _window(club_id: int, since: tuple[date, int], upto: tuple[date, int] | None) -> dict[str, Any]:
+    """The values of ``_unrate_statement``: the club's games from ``since`` to before
+    ``upto`` (or on, when None)."""
+    values: dict[str, Any] = {"club": club_id, **_at("since", since)}
     if upto is not None:
         values.update(_at("upto", upto))
     return values
 
 
-#: ``_finished_from``'s statement (``club``, ``since_…``, ``count``). This and the other
-#: statements a replay runs are built once: building one cost about as much as running it.
-_FINISHED_FROM = (
-    select(SideResult.played_on, SideResult.match_id)
-    .where(
-        SideResult.club_id == bindparam("club", type_=Integer),
-        SideResult.position == 0,
-        at_or_after(SideResult, *_place("since")),
+@functools.lru_cache(maxsize=1)
+def _first_seats_statement() -> Any:
+    """``_first_seats``' statement (``club``, ``since_…``, ``count``): the seats of the
+    club's first ``count`` finished matches from a place on, in rating order. The matches
+    are found along the club's order (one side result a match: its first side), then
+    their seats by match, so nothing after them is read however far back the place is.
+    Built once: building it cost about as much as running it."""
+    first = (
+        select(SideResult.match_id)
+        .where(
+            SideResult.club_id == bindparam("club", type_=Integer),
+            SideResult.position == 0,
+            at_or_after(SideResult, *_place("since")),
+        )
+        .order_by(SideResult.played_on, SideResult.match_id)
+        .limit(bindparam("count", type_=Integer))
     )
-    .order_by(SideResult.played_on, SideResult.match_id)
-    .limit(bindparam("count", type_=Integer))
-)
+    return (
+        select(*_SEAT_COLUMNS)
+        .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
+        .where(SideResult.match_id.in_(first.scalar_subquery()))
+        .order_by(*_SEAT_ORDER)
+    )
 
 
-def _finished_from(club_id: int, since: tuple[date, int], count: int) -> list[tuple[date, int]]:
-    """The first ``count`` finished matches of the club from ``since`` on, in rating order
-    (one side result per match: its first side)."""
-    values = {"club": club_id, "count": count, **_at("since", since)}
-    return [(day, match) for day, match in db.session.execute(_FINISHED_FROM, values)]
+def _first_seats(
+    club_id: int, since: tuple[date, int], count: int
+) -> tuple[list[tuple[int, int, date, int, int | None]], tuple[date, int] | None]:
+    """The seats (as ``_side_rows``') of the club's first ``count`` finished matches from
+    ``since`` on, and where the ones after them start (None when none follows): one
+    statement, which reads one match more than ``count`` to know."""
+    values = {"club": club_id, "count": count + 1, **_at("since", since)}
+    seats = [tuple(row) for row in db.session.execute(_first_seats_statement(), values)]
+    places = list(dict.fromkeys((day, match) for match, _side, day, *_rest in seats))
+    if len(places) <= count:
+        return seats, None  # type: ignore[return-value]
+    upto = places[count]
+    return [seat for seat in seats if (seat[2], seat[0]) < upto], upto  # type: ignore[misc]
 
 
 #: ``_last_before``'s statement (``club``, ``players``, ``since_…``): the players of the
@@ -438,42 +487,29 @@ def _keep(players: dict[int, Rated]) -> None:
             session.expire(held, ["rating_mu", "rating_sigma"])
 
 
-@functools.lru_cache(maxsize=4)
-def _seats_statement(since: bool, upto: bool) -> Any:
-    """``_side_rows``' statement, with a place to start from (``since_…``) and one to end
-    before (``upto_…``) or not: built once for each."""
-    query = (
-        select(
-            SideResult.match_id,
-            SideResult.side_id,
-            SideResult.played_on,
-            SideResult.points_for,
-            MatchPlayer.player_id,
-        )
-        .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
-        .where(SideResult.club_id == bindparam("club", type_=Integer))
-        .order_by(
-            SideResult.played_on,
-            SideResult.match_id,
-            SideResult.position,
-            MatchPlayer.position,
-        )
-    )
-    if since:
-        query = query.where(at_or_after(SideResult, *_place("since")))
-    if upto:
-        query = query.where(earlier_than(SideResult, *_place("upto")))
-    return query
+#: What ``_side_rows`` and ``_first_seats`` read of a seat, and in what order.
+_SEAT_COLUMNS = (
+    SideResult.match_id,
+    SideResult.side_id,
+    SideResult.played_on,
+    SideResult.points_for,
+    MatchPlayer.player_id,
+)
+_SEAT_ORDER = (SideResult.played_on, SideResult.match_id, SideResult.position, MatchPlayer.position)
 
 
-def _side_rows(
-    club_id: int, since: tuple[date, int] | None = None, upto: tuple[date, int] | None = None
-) -> Sequence[tuple[int, int, date, int, int | None]]:
-    """(match, side, date, points, player) for every seat of the club's finished matches
-    (of those at or after ``since`` and before ``upto``)."""
-    query = _seats_statement(since is not None, upto is not None)
-    values = _window(club_id, since, upto)
-    return [tuple(row) for row in db.session.execute(query, values)]  # type: ignore[misc]
+#: ``_side_rows``' statement (``club``).
+_SEATS = (
+    select(*_SEAT_COLUMNS)
+    .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
+    .where(SideResult.club_id == bindparam("club", type_=Integer))
+    .order_by(*_SEAT_ORDER)
+)
+
+
+def _side_rows(club_id: int) -> Sequence[tuple[int, int, date, int, int | None]]:
+    """(match, side, date, points, player) for every seat of the club's finished matches."""
+    return [tuple(row) for row in db.session.execute(_SEATS, {"club": club_id})]  # type: ignore[misc]
 
 
 def _rate(

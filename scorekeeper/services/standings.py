@@ -78,8 +78,9 @@ def write_results(
         [[player.player_id for player in side.players] for side in row.sides] if results else []
     )
     now = side_records.records_written(results, seated)
+    after = None  # what the lines' probe read of a match just finished (ratings use it)
     if before is None:  # just finished: added to the lines
-        aggregates.refresh(
+        after = aggregates.refresh(
             session,
             row.club_id,
             row.id,
@@ -106,7 +107,9 @@ def write_results(
             for result, players in zip(results, seated, strict=True)
             for player in players
         ]
-        ratings.match_finished(row.club_id, row.id, played_of(row), before is not None, seats)
+        ratings.match_finished(
+            row.club_id, row.id, played_of(row), before is not None, seats, after
+        )
     else:
         ratings.match_changed(row.club_id, row.id, played_of(row))
 
