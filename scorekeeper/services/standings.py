@@ -78,40 +78,39 @@ def write_results(
         [[player.player_id for player in side.players] for side in row.sides] if results else []
     )
     now = side_records.records_written(results, seated)
-    after = None  # what the lines' probe read of a match just finished (ratings use it)
-    if before is None:  # just finished: added to the lines
-        after = aggregates.refresh(
-            session,
-            row.club_id,
-            row.id,
-            row.season_id,
-            played_of(row),
-            [record for _season, record in now],
-        )
-    else:
-        old_day, old = before
-        aggregates.replace_match(
-            session,
-            row.club_id,
-            row.id,
-            row.season_id,
-            (old_day, [record for _season, record in old]),
-            played_of(row),
-            [record for _season, record in now],
-        )
+    day = played_of(row)
+    seats = [
+        (row.id, result["side_id"], result["played_on"], result["points_for"], player)
+        for result, players in zip(results, seated, strict=True)
+        for player in players
+    ]
+    if before is None:
+        # Just finished: its records added to the lines and rows, and it is rated. On
+        # PostgreSQL their writes (lines, tallies, seats, rating points, ratings) go
+        # together at the end, one round trip under the lock: none of it reads what
+        # another part writes (``upserts.together``).
+        with upserts.together(session):
+            records = [record for _season, record in now]
+            after = aggregates.refresh(session, row.club_id, row.id, row.season_id, day, records)
+            player_rows.refresh(session, row.id, day, [], now)
+            ratings.match_finished(row.club_id, row.id, day, False, seats, after)
+        return
+    old_day, old = before
+    aggregates.replace_match(
+        session,
+        row.club_id,
+        row.id,
+        row.season_id,
+        (old_day, [record for _season, record in old]),
+        day,
+        [record for _season, record in now],
+    )
     # its players' rivals, partners and seats: the old records out, the new ones in
-    player_rows.refresh(session, row.id, played_of(row), before[1] if before else [], now)
+    player_rows.refresh(session, row.id, day, old, now)
     if game.finished:
-        seats = [
-            (row.id, result["side_id"], result["played_on"], result["points_for"], player)
-            for result, players in zip(results, seated, strict=True)
-            for player in players
-        ]
-        ratings.match_finished(
-            row.club_id, row.id, played_of(row), before is not None, seats, after
-        )
+        ratings.match_finished(row.club_id, row.id, day, True, seats)
     else:
-        ratings.match_changed(row.club_id, row.id, played_of(row))
+        ratings.match_changed(row.club_id, row.id, day)
 
 
 def played_of(row: MatchRow) -> date:

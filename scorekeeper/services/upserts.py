@@ -9,12 +9,17 @@ from the session's connection. On PostgreSQL the rows go as one array a column
 (``_as_arrays``, ``_update_as_arrays``); SQLite, in-process, runs a statement once a row
 at little cost. (For two or three rows, a prepared statement once a row costs PostgreSQL
 less than one from arrays, which it plans at every run: a deal's side totals are sent so.)
+
+Inside ``together``, PostgreSQL's writes wait for its end and go as one statement, each
+but the last a data-modifying ``WITH``: a finish's five writes under the club's lock
+(lines, tallies, seats, rating points, players' ratings) are one round trip, not five.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Table, bindparam, column, func, insert, select, update
@@ -24,6 +29,71 @@ from sqlalchemy.orm import Session
 INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 #: What ``update_rows``' arrays are bound as: the column's name with this added.
 UPDATED = "_values"
+#: ``session.info`` key: the writes ``together`` holds back (None: none is).
+HELD = "upserts_held"
+
+
+@contextmanager
+def together(session: Session) -> Iterator[None]:
+    """On PostgreSQL, hold back the writes of ``upsert``, ``insert_rows`` and
+    ``update_rows`` made inside, and send them as one statement at the end (``_send``),
+    in the order they were made: each is a data-modifying ``WITH`` of the last, so one
+    execution and one round trip for them all. PostgreSQL runs such parts on one
+    snapshot, in no set order: the writes held must be to different tables, and nothing
+    inside may read what one of them writes (the caller's part). Nothing is sent when
+    the block raises (the transaction is to be rolled back). On SQLite, and inside
+    another ``together``, each write is sent when made, as outside."""
+    if session.get_bind().dialect.name != "postgresql" or HELD in session.info:
+        yield
+        return
+    held: list[tuple[tuple[Any, ...], dict[str, list[Any]]]] = []
+    session.info[HELD] = held
+    try:
+        yield
+    finally:
+        del session.info[HELD]
+    _send(session, held)
+
+
+def _hold(session: Session, shape: tuple[Any, ...], values: dict[str, list[Any]]) -> bool:
+    """Keep a write for ``together``'s end if a ``together`` is open (True), else False."""
+    held = session.info.get(HELD)
+    if held is None:
+        return False
+    held.append((shape, values))
+    return True
+
+
+def _send(session: Session, held: list[tuple[tuple[Any, ...], dict[str, list[Any]]]]) -> None:
+    """The writes ``together`` held, as one statement (``_combined``)."""
+    if not held:
+        return
+    values: dict[str, list[Any]] = {}
+    for n, (_shape, arrays_) in enumerate(held):
+        values.update({f"{name}_{n}": array for name, array in arrays_.items()})
+    session.execute(_combined(tuple(shape for shape, _values in held)), values)
+
+
+@functools.lru_cache(maxsize=16)
+def _combined(shapes: tuple[tuple[Any, ...], ...]) -> Any:
+    """One statement of the writes of ``shapes`` (each as ``_written`` takes it, its
+    arrays bound with ``_<n>`` added, n its place): the last one's, with the others as
+    data-modifying ``WITH`` parts. Built once for each sequence of shapes."""
+    parts = [_written(shape, f"_{n}") for n, shape in enumerate(shapes)]
+    last = parts.pop()
+    if not parts:
+        return last
+    return last.add_cte(*(part.cte(f"written{n}") for n, part in enumerate(parts)))
+
+
+def _written(shape: tuple[Any, ...], suffix: str) -> Any:
+    """The statement of one held write: ``("insert", table, columns, unique, changes)``
+    or ``("update", table, key, columns)``, its arrays bound with ``suffix`` added."""
+    if shape[0] == "update":
+        _kind, table, key, columns = shape
+        return _update_as_arrays(table, key, columns, UPDATED + suffix)
+    _kind, table, columns, unique, changes = shape
+    return _as_arrays(table, columns, unique, changes, suffix)
 
 
 def upsert(
@@ -42,8 +112,9 @@ def upsert(
         dialect = session.get_bind().dialect.name
         if dialect == "postgresql":
             columns = tuple(rows[0])
-            query = _as_arrays(table, columns, tuple(unique), changes)
-            session.execute(query, arrays(rows, columns))
+            values = arrays(rows, columns)
+            if not _hold(session, ("insert", table, columns, tuple(unique), changes), values):
+                session.execute(_as_arrays(table, columns, tuple(unique), changes), values)
         else:
             session.execute(statement(dialect, table, tuple(unique), changes), list(rows))
 
@@ -55,7 +126,9 @@ def insert_rows(session: Session, table: Table, rows: Sequence[Mapping[str, Any]
         return
     if session.get_bind().dialect.name == "postgresql":
         columns = tuple(rows[0])
-        session.execute(_as_arrays(table, columns), arrays(rows, columns))
+        values = arrays(rows, columns)
+        if not _hold(session, ("insert", table, columns, (), None), values):
+            session.execute(_as_arrays(table, columns), values)
     else:
         session.execute(insert(table), list(rows))
 
@@ -72,7 +145,8 @@ def update_rows(
     columns = tuple(rows[0])
     if session.get_bind().dialect.name == "postgresql":
         values = arrays(rows, columns, UPDATED)
-        session.execute(_update_as_arrays(table, key, columns), values)
+        if not _hold(session, ("update", table, key, columns), values):
+            session.execute(_update_as_arrays(table, key, columns), values)
     else:
         named = [{f"{name}_value": row[name] for name in columns} for row in rows]
         session.execute(_update(table, key, columns), named)
@@ -92,12 +166,14 @@ def _update(table: Table, key: str, columns: tuple[str, ...]) -> Any:
 
 
 @functools.lru_cache(maxsize=8)
-def _update_as_arrays(table: Table, key: str, columns: tuple[str, ...]) -> Any:
+def _update_as_arrays(
+    table: Table, key: str, columns: tuple[str, ...], suffix: str = UPDATED
+) -> Any:
     """PostgreSQL's ``UPDATE ... FROM unnest(...)`` of ``update_rows``: one array a
-    column (bound by the column's name with ``UPDATED`` added: a column's own name is
+    column (bound by the column's name with ``suffix`` added: a column's own name is
     SQLAlchemy's in the SET clause), matched on ``key``; one text whatever the number of
     rows."""
-    rows = _unnested(table, columns, UPDATED).render_derived(name="changed")
+    rows = _unnested(table, columns, suffix).render_derived(name="changed")
     return (
         update(table)
         .where(table.c[key] == rows.c[key])
@@ -127,14 +203,16 @@ def _as_arrays(
     columns: tuple[str, ...],
     unique: tuple[str, ...] = (),
     changes: Callable[[Any], Any] | None = None,
+    suffix: str = "",
 ) -> Any:
     """PostgreSQL's insert (an upsert with ``unique`` and ``changes``) of rows sent as
     one array a column, ``INSERT ... SELECT ... FROM unnest(...)``: one execution for the
     rows, where psycopg's ``executemany`` runs the statement once a row (a finish's
     26 rival tallies were 26 executions), and one statement text whatever their number,
     which psycopg prepares once (rows written into one ``VALUES`` list make a new text
-    for each number of rows)."""
-    rows = _unnested(table, columns).render_derived()
+    for each number of rows). The arrays are bound by their column's name with ``suffix``
+    added."""
+    rows = _unnested(table, columns, suffix).render_derived()
     statement = postgresql.insert(table).from_select(
         list(columns), select(*(rows.c[name] for name in columns))
     )

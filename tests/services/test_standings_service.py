@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from sqlalchemy import event, func, select
@@ -106,6 +107,23 @@ def test_side_results_are_deleted_only_when_the_match_has_some(ctx):
     assert standings.standings(club.id, 1).ranked == []
 
 
+def parts(statement: str, kinds: dict[str, Any]) -> list[tuple[int, str]]:
+    """Where each kind of write starts in a statement: the statement itself, or, on
+    PostgreSQL, a write sent with others as a ``WITH`` part (``upserts.together``)."""
+    found = []
+    for kind, starts in kinds.items():
+        for start in (starts,) if isinstance(starts, str) else starts:
+            if statement.startswith(start):
+                found.append((0, kind))
+            elif statement.startswith("WITH "):
+                found += [
+                    (statement.index(f"{x}{start}"), kind)
+                    for x in ("AS (", ") ")
+                    if f"{x}{start}" in statement
+                ]
+    return found
+
+
 def test_a_match_s_own_results_are_written_before_the_club_s_lock_and_the_rest_after(ctx):
     """The club's lock (the ``UPDATE`` of its version) makes the club's writers take turns
     on PostgreSQL. A match's own side results, which only its own writers (holding the
@@ -126,7 +144,7 @@ def test_a_match_s_own_results_are_written_before_the_club_s_lock_and_the_rest_a
             "seats": "INSERT INTO seat_results",
             "ratings": "INSERT INTO rating_points",
         }
-        found = [kind for s in ran for kind, start in kinds.items() if s.startswith(start)]
+        found = [kind for s in ran for _at, kind in sorted(parts(s, kinds))]
         ran.clear()
         return [k for n, k in enumerate(found) if n == 0 or found[n - 1] != k]
 

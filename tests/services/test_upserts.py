@@ -44,6 +44,21 @@ TALLIES = Table(
     UniqueConstraint("player", "relation"),
 )
 KEY = ("player", "relation")
+#: Two more tables for the writes sent ``together``: each part writes a table of its own.
+SEEN = Table(
+    "test_upsert_seen",
+    MetaData(),
+    Column("id", Integer, primary_key=True),
+    Column("player", Integer, nullable=False),
+    Column("played_on", Date),
+)
+RATED = Table(
+    "test_upsert_rated",
+    MetaData(),
+    Column("id", Integer, primary_key=True),
+    Column("mu", Float),
+    Column("note", String(20)),
+)
 
 
 def added(excluded: Any) -> dict[str, Any]:
@@ -57,12 +72,14 @@ def added(excluded: Any) -> dict[str, Any]:
 @pytest.fixture
 def session(app: Flask) -> Iterator[Any]:
     with app.app_context():
-        TALLIES.create(db.engine)
+        for table in (TALLIES, SEEN, RATED):
+            table.create(db.engine)
         try:
             yield db.session()
         finally:
             db.session.rollback()
-            TALLIES.drop(db.engine)
+            for table in (TALLIES, SEEN, RATED):
+                table.drop(db.engine)
 
 
 @pytest.fixture
@@ -179,3 +196,80 @@ def test_on_postgresql_an_update_is_one_execution_of_one_text(
     assert len(executions) == 2 and not any(many for _text, many in executions)
     assert executions[0][0] == executions[1][0] and "unnest" in executions[0][0]
     assert [r[5] for r in stored(session)] == [7] * 6
+
+
+def written_together(session: Any, first: int, count: int) -> None:
+    """An upsert, an insert and an update, each of its own table, inside ``together``."""
+    players = range(first, first + count)
+    with upserts.together(session):
+        upserts.upsert(session, TALLIES, [row(p, wins=1) for p in players], KEY, added)
+        upserts.insert_rows(
+            session, SEEN, [{"player": p, "played_on": date(2026, 12, p % 28 + 1)} for p in players]
+        )
+        upserts.update_rows(
+            session, RATED, "id", [{"id": p, "mu": p / 4, "note": f"r{p}"} for p in players]
+        )
+
+
+def test_writes_sent_together_store_what_they_would_one_by_one(session: Any) -> None:
+    """Inside ``together`` (one statement on PostgreSQL, each sent as made on SQLite):
+    the upsert adds to the stored rows and inserts the new, the rows inserted are stored
+    as given, and the update sets the rows with the keys given, the others untouched."""
+    upserts.insert_rows(session, TALLIES, [row(1, wins=2), row(2, wins=5)])
+    upserts.insert_rows(
+        session, RATED, [{"id": i, "mu": None, "note": "old"} for i in (1, 2, 3, 9)]
+    )
+    written_together(session, 1, 3)
+    assert sorted(stored(session)) == [
+        (1, "against", None, None, None, 3, 0),
+        (2, "against", None, None, None, 6, 0),
+        (3, "against", None, None, None, 1, 0),
+    ]
+    seen = session.execute(select(SEEN.c.player, SEEN.c.played_on).order_by(SEEN.c.player))
+    assert [tuple(r) for r in seen] == [(p, date(2026, 12, p + 1)) for p in (1, 2, 3)]
+    rated = session.execute(select(RATED.c.id, RATED.c.mu, RATED.c.note).order_by(RATED.c.id))
+    assert [tuple(r) for r in rated] == [
+        (1, 0.25, "r1"),
+        (2, 0.5, "r2"),
+        (3, 0.75, "r3"),
+        (9, None, "old"),
+    ]
+
+
+def test_on_postgresql_writes_together_are_one_execution_of_one_text(
+    session: Any, executions: list[tuple[str, bool]]
+) -> None:
+    """Three writes, one execution at the block's end, nothing before it; the same text
+    for one row a write and for five."""
+    if session.get_bind().dialect.name != "postgresql":
+        pytest.skip("SQLite sends each write as it is made")
+    upserts.insert_rows(session, RATED, [{"id": i, "mu": None, "note": None} for i in range(20)])
+    executions.clear()
+    with upserts.together(session):
+        upserts.insert_rows(session, SEEN, [{"player": 1, "played_on": None}])
+        upserts.upsert(session, TALLIES, [row(1)], KEY, added)
+        assert executions == []
+        with upserts.together(session):  # inside another: held for the outer one's end
+            upserts.update_rows(session, RATED, "id", [{"id": 1, "mu": 2.5, "note": None}])
+        assert executions == []
+    assert len(executions) == 1 and executions[0][0].startswith("WITH")
+    written_together(session, 10, 1)
+    written_together(session, 11, 5)
+    assert len(executions) == 3 and not any(many for _text, many in executions)
+    assert executions[1][0] == executions[2][0]
+    assert len(session.scalars(select(SEEN.c.id)).all()) == 7
+    assert session.scalar(select(RATED.c.mu).where(RATED.c.id == 1)) == 2.5
+
+
+def test_writes_held_are_not_sent_when_the_block_raises(
+    session: Any, executions: list[tuple[str, bool]]
+) -> None:
+    with pytest.raises(RuntimeError), upserts.together(session):
+        upserts.insert_rows(session, SEEN, [{"player": 1, "played_on": None}])
+        raise RuntimeError("the transaction is to be rolled back")
+    postgresql = session.get_bind().dialect.name == "postgresql"
+    writes = [text for text, _many in executions if text.startswith(("INSERT", "WITH"))]
+    assert len(writes) == (0 if postgresql else 1)
+    assert upserts.HELD not in session.info
+    upserts.insert_rows(session, SEEN, [{"player": 2, "played_on": None}])  # sent as made
+    assert session.scalars(select(SEEN.c.player)).all() == ([2] if postgresql else [1, 2])
