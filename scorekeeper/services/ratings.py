@@ -34,8 +34,10 @@ from sqlalchemy import (
     func,
     or_,
     select,
+    union,
     update,
 )
+from sqlalchemy.dialects import postgresql
 
 from ..extensions import db
 from ..models import Club, MatchPlayer, Player, RatingPoint, SideResult
@@ -226,18 +228,44 @@ def _replay(
     """Rate again the matches of ``seats`` (as ``_side_rows``': every seat of the club's
     finished matches from ``since`` to before ``upto``, or on when None), from each
     player's last rating before them: how many matches it rated."""
-    # the points of the window go, and whose they were is what they return
-    values = _window(club_id, since, upto)
-    touched = set(db.session.scalars(_unrate_statement(upto is not None), values))
-    touched |= {player for *_seat, player in seats if player is not None}
-    # each of them (of the club) as rated by their last match before the window
-    players = _last_before(club_id, touched, since)
+    players = _unrate(club_id, since, upto, seats)
     by_match: dict[int, list[tuple[int, int, date, int, int | None]]] = {}
     for row in seats:
         by_match.setdefault(row[0], []).append(row)
     _store([point for sides in by_match.values() for point in _rate(club_id, sides, players)])
     _keep(players)
     return len(by_match)
+
+
+def _unrate(
+    club_id: int,
+    since: tuple[date, int],
+    upto: tuple[date, int] | None,
+    seats: Sequence[tuple[int, int, date, int, int | None]],
+) -> dict[int, Rated]:
+    """Delete the rating points of the window (from ``since`` to before ``upto``); the
+    players they were of and those seated in its matches (``seats``), those of the club,
+    each as rated by their last match before the window (``_last_before``). On
+    PostgreSQL one statement (the ``DELETE`` a ``WITH`` part of the read: the read sees
+    the points as they were, and those before the window are not deleted); on SQLite,
+    which has no such part, two."""
+    seated = sorted({player for *_seat, player in seats if player is not None})
+    values = _window(club_id, since, upto)
+    if db.session.get_bind().dialect.name == "postgresql":
+        query = _unrate_and_last_before(upto is not None)
+        rows = db.session.execute(query, {**values, "seated": seated})
+        return {player_id: Rated(mu, sigma, changed=True) for player_id, mu, sigma in rows}
+    touched = set(db.session.scalars(_unrate_statement(upto is not None), values))
+    return _last_before(club_id, touched | set(seated), since)
+
+
+@functools.lru_cache(maxsize=2)
+def _unrate_and_last_before(upto: bool) -> Any:
+    """``_unrate``'s one statement on PostgreSQL (``club``, ``since_…``, ``upto_…`` if
+    ``upto``, and ``seated``, an array): built once for each."""
+    gone = _unrate_statement(upto).cte("gone")
+    seated = select(func.unnest(bindparam("seated", type_=postgresql.ARRAY(Integer))))
+    return _last_before_of(Player.id.in_(union(select(gone.c.player_id), seated)))
 
 
 @functools.lru_cache(maxsize=2)
@@ -394,32 +422,31 @@ def _first_seats(
     return [seat for seat in seats if (seat[2], seat[0]) < upto], upto  # type: ignore[misc]
 
 
-#: ``_last_before``'s statement (``club``, ``players``, ``since_…``): the players of the
-#: club among ``players``, each with their last rating point before a place, if any,
-#: found along the player's own index.
-_LAST_BEFORE = (
-    select(Player.id, RatingPoint.mu, RatingPoint.sigma)
-    .outerjoin(
-        RatingPoint,
-        RatingPoint.id
-        == (
-            select(RatingPoint.id)
-            .where(
-                RatingPoint.player_id == Player.id,
-                RatingPoint.club_id == bindparam("club", type_=Integer),
-                earlier_than(RatingPoint, *_place("since")),
-            )
-            .order_by(RatingPoint.played_on.desc(), RatingPoint.match_id.desc())
-            .limit(1)
-            .correlate(Player)
-            .scalar_subquery()
-        ),
+def _last_before_of(which: Any) -> Any:
+    """The players of the club (``club``) that ``which`` picks, each with their last
+    rating point before a place (``since_…``), if any, found along the player's own
+    index."""
+    last = (
+        select(RatingPoint.id)
+        .where(
+            RatingPoint.player_id == Player.id,
+            RatingPoint.club_id == bindparam("club", type_=Integer),
+            earlier_than(RatingPoint, *_place("since")),
+        )
+        .order_by(RatingPoint.played_on.desc(), RatingPoint.match_id.desc())
+        .limit(1)
+        .correlate(Player)
+        .scalar_subquery()
     )
-    .where(
-        Player.club_id == bindparam("club", type_=Integer),
-        Player.id.in_(bindparam("players", expanding=True)),
+    return (
+        select(Player.id, RatingPoint.mu, RatingPoint.sigma)
+        .outerjoin(RatingPoint, RatingPoint.id == last)
+        .where(Player.club_id == bindparam("club", type_=Integer), which)
     )
-)
+
+
+#: ``_last_before``'s statement (``club``, ``players``, ``since_…``).
+_LAST_BEFORE = _last_before_of(Player.id.in_(bindparam("players", expanding=True)))
 
 
 def _last_before(club_id: int, player_ids: set[int], since: tuple[date, int]) -> dict[int, Rated]:

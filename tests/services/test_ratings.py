@@ -423,3 +423,36 @@ def test_on_postgresql_a_finished_match_s_probe_reads_each_player_s_newest_point
     db.session.rollback()
     assert "Seq Scan on rating_points" not in plan, plan
     assert plan.count("Index Only Scan Backward using ix_rating_points_player_order") == 4, plan
+
+
+def test_a_replay_rates_again_the_players_of_the_points_it_deletes_not_only_those_seated(ctx):
+    """A match taken back (its last deal removed) is no longer rated: a newcomer who
+    played only in it goes back to no rating, though no match of the replay seats them.
+    On PostgreSQL the replay deletes the points and reads its players' last ratings
+    before them in one statement (the ``DELETE`` a ``WITH`` part); SQLite, which has no
+    such part, takes two. Either way the ratings equal a replay from scratch."""
+    club = clubs.create_club("Tuesday")
+    weekly_history(club, 3)
+    newcomer = play(club, [("Zed", "Ann"), ("Bob", "Cid")], four_deals(800, 100), history_day(1))
+    zed = db.session.scalar(select(Player).where(Player.name == "Zed"))
+    assert zed is not None and zed.rating_mu is not None
+    seen: list[str] = []
+
+    def record(_conn, _cursor, statement, _parameters, _context, _many):
+        if "rating_points" in statement and "DELETE" in statement:
+            seen.append(" ".join(statement.split()))
+
+    sqlalchemy_event.listen(db.engine, "before_cursor_execute", record)
+    try:
+        matches.remove_last_deal(matches.reopen(matches.load_match(newcomer.row.public_id)), 4)
+    finally:
+        sqlalchemy_event.remove(db.engine, "before_cursor_execute", record)
+    assert not ratings.updating(club.id)
+    assert len(seen) == 1
+    if db.engine.dialect.name == "postgresql":
+        assert seen[0].startswith("WITH gone AS (DELETE FROM rating_points")
+    kept = snapshot(club)
+    assert kept[0]["Zed"] == (None, None)
+    ratings.recompute(club.id)
+    db.session.commit()
+    assert snapshot(club) == kept
