@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Table, bindparam, column, func, insert, select, update
+from sqlalchemy import Table, bindparam, column, func, insert, literal_column, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -213,8 +213,11 @@ def _as_arrays(
     for each number of rows). The arrays are bound by their column's name with ``suffix``
     added."""
     rows = _unnested(table, columns, suffix).render_derived()
+    # ``*``: the unnested rows' columns are the insert's, in its order; naming each again
+    # made a finish's writes (``together``) longer than the 4 kB whose parse psycopg
+    # keeps, so it parsed them again at every run
     statement = postgresql.insert(table).from_select(
-        list(columns), select(*(rows.c[name] for name in columns))
+        list(columns), select(literal_column("*")).select_from(rows)
     )
     if changes is None:
         return statement

@@ -161,6 +161,37 @@ def test_a_match_s_own_results_are_written_before_the_club_s_lock_and_the_rest_a
         event.remove(db.engine, "before_cursor_execute", executed)
 
 
+def test_on_postgresql_a_finish_s_writes_go_as_one_statement_psycopg_keeps_parsed(ctx):
+    """A match finished in a season, by pairs (every kind of line and tally): its writes
+    under the club's lock are one statement (``upserts.together``), whose text and
+    parameters stay within what psycopg keeps parsed. Past its limits (4 kB, 50
+    parameters) psycopg parsed the statement again at every finish."""
+    if db.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite sends each write as it is made")
+    from psycopg import _queries
+
+    club = clubs.create_club("Tuesday", min_games=1)
+    clubs.add_season(club, "Spring", date(2024, 3, 1), date(2024, 5, 31))
+    sent: list[tuple[str, Any]] = []
+
+    def executed(_conn, _cursor, statement, parameters, _context, _many):
+        if statement.startswith("WITH"):
+            sent.append((statement, parameters))
+
+    event.listen(db.engine, "before_cursor_execute", executed)
+    try:
+        play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), day=date(2024, 3, 5))
+    finally:
+        event.remove(db.engine, "before_cursor_execute", executed)
+    assert len(sent) == 1
+    statement, parameters = sent[0]
+    for table in ("standing_lines", "seat_results", "rival_tallies", "rating_points"):
+        assert f"INSERT INTO {table}" in statement
+    assert "UPDATE players" in statement
+    assert len(statement.encode()) <= _queries.MAX_CACHED_STATEMENT_LENGTH
+    assert len(parameters) <= _queries.MAX_CACHED_STATEMENT_PARAMS
+
+
 def test_a_season_counts_only_the_matches_dated_inside_it(ctx):
     club = clubs.create_club("Tuesday", min_games=1)
     spring = clubs.add_season(club, "Spring", date(2024, 3, 1), date(2024, 5, 31))
