@@ -1,8 +1,9 @@
 """The audit trail: an event for every change to a match's deals, and its reads.
 
-The match service calls one writer per write (``deal_recorded``, ``deal_corrected``,
-``deal_removed``, ``match_reopened``) before it commits, so an event is stored exactly
-when its change is, and rolled back with it. Nothing here commits. Who made the change
+The match service calls one writer per write (``deal_corrected``, ``deal_removed``,
+``match_reopened``; ``deal_recorded`` gives the event's row, which it writes with the
+deal) before it commits, so an event is stored exactly when its change is, and rolled
+back with it. Nothing here commits. Who made the change
 arrives as an ``Actor`` from the web layer (``web/actor.py``); services never look at the
 request. Standings, totals and ratings never read these rows.
 
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select
+from sqlalchemy import bindparam, select
 
 from ..engine import Breakdown, SideEntry
 from ..extensions import db
@@ -95,15 +96,16 @@ def deal_recorded(
     sides: Sequence[dict[str, Any]],
     actor: Actor,
     at: datetime,
-) -> None:
+) -> dict[str, Any]:
     """A new deal was added (typed in, or restored from its removal): ``sides`` are its
-    sides' rows as just written (``entry`` and ``total`` are kept). Written at once, as
-    the deal was (``services.matches._write_deal``), not left to the session's flush."""
+    sides' rows as written (``entry`` and ``total`` are kept). Returns the event's row,
+    which the caller writes with the deal, at once (``services.matches._write_deal``: on
+    PostgreSQL in the deal's own statement), not left to the session's flush."""
     kind = RESTORED if restored_from(submission_key) is not None else RECORDED
     after = _sides((side["entry"], side["total"]) for side in sides)
     event = {"match_id": row.id, "deal_number": number, "kind": kind, "at": at}
     event.update(before=None, after=after, **_who(actor))
-    db.session.connection().execute(insert(AuditEvent.__table__), event)
+    return event
 
 
 def deal_corrected(

@@ -7,6 +7,7 @@ two phones writing to one match at the same moment take turns on every database.
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from datetime import date, datetime
 from typing import Any
 
 from flask_babel import gettext as _
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import bindparam, insert, select, true, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
@@ -24,9 +25,9 @@ from ..database import begin_writing
 from ..engine import Breakdown, Match, MatchError, Problem, RuleSet, Side, SideEntry
 from ..engine.errors import EngineError
 from ..extensions import db
-from ..models import Deal, DealSide, KnownName, MatchPlayer, MatchSide, utcnow
+from ..models import AuditEvent, Deal, DealSide, KnownName, MatchPlayer, MatchSide, utcnow
 from ..models import Match as MatchRow
-from . import audit, live, standings
+from . import audit, live, standings, upserts
 from .audit import NOBODY, Actor
 from .match_reads import (  # the reads are part of this service's interface too
     AsSaved,
@@ -199,18 +200,21 @@ def _write_deal(row: MatchRow, game: Match, submission_key: str, actor: Actor) -
     connection = db.session.connection()
     new = {"match_id": row.id, "number": number, "version": 1, "submission_key": submission_key}
     new.update(created_at=now, updated_at=now)
-    deal_id = connection.execute(_NEW_DEAL, new).scalar_one()
-    sides = [
-        {"deal_id": deal_id, **side} for side in _side_rows(recorded.entries, recorded.score.sides)
-    ]
-    connection.execute(insert(DealSide.__table__), sides)
-    audit.deal_recorded(row, number, submission_key, sides, actor, now)
+    sides = _side_rows(recorded.entries, recorded.score.sides)
+    event = audit.deal_recorded(row, number, submission_key, sides, actor, now)
     totals = list(zip(row.sides, game.totals, strict=True))
-    connection.execute(_SIDE_TOTAL, [{"side": side.id, "total": total} for side, total in totals])
+    side_totals = [{"side": side.id, "total": total} for side, total in totals]
     was_finished = row.finished
     values = _match_values(row, game, now)
-    written = {f"new_{column}": value for column, value in values.items()}
-    connection.execute(_MATCH_WRITE, {"match": row.id, **written})
+    written = {"match": row.id, **{f"new_{column}": value for column, value in values.items()}}
+    if connection.dialect.name == "postgresql":
+        deal_id = _write_deal_at_once(connection, new, sides, event, side_totals, written)
+    else:
+        deal_id = connection.execute(_NEW_DEAL, new).scalar_one()
+        connection.execute(insert(DealSide.__table__), [{"deal_id": deal_id, **s} for s in sides])
+        connection.execute(insert(AuditEvent.__table__), event)
+        connection.execute(_SIDE_TOTAL, side_totals)
+        connection.execute(_MATCH_WRITE, written)
     # the objects as written: the page that answers shows them
     for side, total in totals:
         set_committed_value(side, "total", total)
@@ -247,6 +251,90 @@ _MATCH_WRITE = (
     update(MatchRow.__table__)
     .where(MatchRow.__table__.c.id == bindparam("match"))
     .values({column: bindparam(f"new_{column}") for column in _MATCH_COLUMNS})
+)
+
+
+def _write_deal_at_once(
+    connection: Any,
+    new: dict[str, Any],
+    sides: list[dict[str, Any]],
+    event: dict[str, Any],
+    side_totals: list[dict[str, Any]],
+    written: dict[str, Any],
+) -> int:
+    """``_write_deal``'s writes on PostgreSQL, as one statement (``_DEAL_AT_ONCE``):
+    the deal, its sides, its event, the sides' totals and the match's row. Returns the
+    new deal's id. A deal number or key stored meanwhile fails it whole."""
+    values: dict[str, Any] = {f"deal_{name}": value for name, value in new.items()}
+    values.update({f"event_{name}": value for name, value in event.items()})
+    values.update(upserts.arrays(sides, _DEAL_SIDE_COLUMNS, "_side"))
+    totals = [{"id": row["side"], "total": row["total"]} for row in side_totals]
+    values.update(upserts.arrays(totals, ("id", "total"), "_totals"))
+    values.update(written)
+    deal_id: int = connection.execute(_deal_at_once(), values).scalar_one()
+    return deal_id
+
+
+#: A deal side's columns as ``_side_rows`` gives them.
+_DEAL_SIDE_COLUMNS = (
+    "position",
+    "entry",
+    "went_out",
+    "card_points",
+    "book_bonus",
+    "red_threes",
+    "going_out",
+    "exact_draws",
+    "left_points",
+    "red_threes_left",
+    "total",
+)
+
+
+@functools.lru_cache(maxsize=1)
+def _deal_at_once() -> Any:
+    """``_write_deal_at_once``'s statement: the deal's ``INSERT`` (its values bound as
+    ``deal_<column>``) returning its id, with the others as data-modifying ``WITH``
+    parts: its sides from arrays (``<column>_side``, the deal's id taken from the
+    deal's part), its event (``event_<column>``), the sides' totals from arrays
+    (``id_totals``, ``total_totals``) and ``_MATCH_WRITE``. Five round trips and six
+    executions were one a write; PostgreSQL checks the sides' key to the deal at the
+    statement's end, when the deal is there."""
+    deals, sides, events = Deal.__table__, DealSide.__table__, AuditEvent.__table__
+
+    def bound(table: Any, prefix: str, names: Sequence[str]) -> dict[str, Any]:
+        return {name: bindparam(f"{prefix}_{name}", type_=table.c[name].type) for name in names}
+
+    deal = insert(deals).values(bound(deals, "deal", _NEW_DEAL_COLUMNS)).returning(deals.c.id)
+    new_deal = deal.cte("new_deal")
+    rows = upserts.unnested(sides, _DEAL_SIDE_COLUMNS, "_side").render_derived()
+    from_rows = select(new_deal.c.id, *(rows.c[name] for name in _DEAL_SIDE_COLUMNS)).select_from(
+        new_deal.join(rows, true())  # the one deal, with each side
+    )
+    new_sides = insert(sides).from_select(["deal_id", *_DEAL_SIDE_COLUMNS], from_rows)
+    new_event = insert(events).values(bound(events, "event", _EVENT_COLUMNS))
+    table = MatchSide.__table__
+    totals = upserts.unnested(table, ("id", "total"), "_totals").render_derived(name="totals")
+    new_totals = update(table).where(table.c.id == totals.c.id).values(total=totals.c.total)
+    return select(new_deal.c.id).add_cte(
+        new_sides.cte("sides"),
+        new_event.cte("event"),
+        new_totals.cte("totals"),
+        _MATCH_WRITE.cte("match"),
+    )
+
+
+#: What ``_write_deal`` writes of a new deal and of its event.
+_NEW_DEAL_COLUMNS = ("match_id", "number", "version", "submission_key", "created_at", "updated_at")
+_EVENT_COLUMNS = (
+    "match_id",
+    "deal_number",
+    "kind",
+    "at",
+    "before",
+    "after",
+    "actor",
+    "account_id",
 )
 
 

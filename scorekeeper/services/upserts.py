@@ -173,7 +173,7 @@ def _update_as_arrays(
     column (bound by the column's name with ``suffix`` added: a column's own name is
     SQLAlchemy's in the SET clause), matched on ``key``; one text whatever the number of
     rows."""
-    rows = _unnested(table, columns, suffix).render_derived(name="changed")
+    rows = unnested(table, columns, suffix).render_derived(name="changed")
     return (
         update(table)
         .where(table.c[key] == rows.c[key])
@@ -185,11 +185,11 @@ def arrays(
     rows: Sequence[Mapping[str, Any]], columns: Sequence[str], suffix: str = ""
 ) -> dict[str, list[Any]]:
     """The values of ``rows`` column by column, each bound as its column's name with
-    ``suffix`` added (``_unnested``'s parameters)."""
+    ``suffix`` added (``unnested``'s parameters)."""
     return {name + suffix: [row[name] for row in rows] for name in columns}
 
 
-def _unnested(table: Table, columns: tuple[str, ...], suffix: str = "") -> Any:
+def unnested(table: Table, columns: tuple[str, ...], suffix: str = "") -> Any:
     """``unnest`` of one array a column of ``table`` (``arrays``' parameters), as a table
     of rows with those columns: what PostgreSQL's statements from arrays read."""
     return func.unnest(
@@ -212,7 +212,7 @@ def _as_arrays(
     which psycopg prepares once (rows written into one ``VALUES`` list make a new text
     for each number of rows). The arrays are bound by their column's name with ``suffix``
     added."""
-    rows = _unnested(table, columns, suffix).render_derived()
+    rows = unnested(table, columns, suffix).render_derived()
     # ``*``: the unnested rows' columns are the insert's, in its order; naming each again
     # made a finish's writes (``together``) longer than the 4 kB whose parse psycopg
     # keeps, so it parsed them again at every run

@@ -84,6 +84,48 @@ def test_known_names_keep_one_spelling_per_name_the_latest_first() -> None:
 
 
 @pytest.mark.usefixtures("ctx")
+def test_a_deal_is_written_in_one_statement_on_postgresql_as_sqlite_stores_it() -> None:
+    """On PostgreSQL a new deal, its sides, its event, the sides' totals and the match's
+    row are one statement (each but the deal a data-modifying ``WITH`` part); SQLite
+    sends one a table. What is stored is the same: the sides with their entries as
+    entered and their breakdowns, the event with both sides' entries and totals, the
+    totals on the sides and the match's count."""
+    from sqlalchemy import event
+
+    from scorekeeper.models import MatchSide
+
+    loaded = _start()
+    sent: list[str] = []
+
+    def executed(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        if statement.startswith(("INSERT", "UPDATE", "WITH", "DELETE")):
+            sent.append(" ".join(statement.split()))
+
+    event.listen(db.engine, "before_cursor_execute", executed)
+    try:
+        loaded, _ = service.record_deal(loaded, STANDARD, "key-1", 1)
+    finally:
+        event.remove(db.engine, "before_cursor_execute", executed)
+    if db.engine.dialect.name == "postgresql":
+        assert len(sent) == 1 and sent[0].startswith("WITH new_deal AS (INSERT INTO deals")
+    else:
+        assert len(sent) == 5  # the deal, its sides, its event, their totals, the match
+    db.session.expire_all()
+    deal = db.session.scalars(select(Deal)).one()
+    sides = sorted(deal.sides, key=lambda side: side.position)
+    assert [side.entry["red_threes"] for side in sides] == [1, 0]
+    assert sides[0].entry["melded"] == STANDARD[0]["melded"]
+    assert sides[0].went_out and not sides[1].went_out
+    assert [side.total for side in sides] == [3990, 510]
+    stored = db.session.scalars(select(MatchSide).order_by(MatchSide.position)).all()
+    assert [side.total for side in stored] == [side.total for side in sides]
+    audit_event = db.session.scalars(select(AuditEvent)).one()
+    assert audit_event.kind == "recorded" and audit_event.before is None
+    assert [side["total"] for side in audit_event.after["sides"]] == [s.total for s in sides]
+    assert _reload(loaded).row.deal_count == 1
+
+
+@pytest.mark.usefixtures("ctx")
 def test_recording_the_standard_deal_stores_both_breakdowns() -> None:
     loaded, saved = service.record_deal(_start(), STANDARD, "key-1", 1)
     assert saved
