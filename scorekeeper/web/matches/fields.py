@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from typing import Any
 
@@ -36,6 +37,13 @@ class WholeRange(NumberRange):
             raise ValidationError(message % {"min": self.min, "max": self.max})
 
 
+@functools.lru_cache(maxsize=16)
+def _whole_validators(low: int, high: int) -> tuple[Any, ...]:
+    """A whole number field's validators, made once for each range: a deal form binds
+    some forty such fields a POST, and validators keep nothing of the form they check."""
+    return (Optional(), WholeRange(low, high, WHOLE_NUMBER))
+
+
 class WholeNumberField(IntegerField):
     """A count or points field: empty is None, anything but a whole number in range gets
     one message saying what is wanted (not "not a valid integer" and a range error too)."""
@@ -44,7 +52,7 @@ class WholeNumberField(IntegerField):
         self, label: Any = "", high: int = COUNT_BOUND, low: int = 0, **kwargs: Any
     ) -> None:
         kwargs.setdefault("render_kw", {"inputmode": "numeric", "min": low, "placeholder": "0"})
-        super().__init__(label, [Optional(), WholeRange(low, high, WHOLE_NUMBER)], **kwargs)
+        super().__init__(label, _whole_validators(low, high), **kwargs)
         self.low, self.high = low, high
 
     def process_formdata(self, valuelist: list[Any]) -> None:
