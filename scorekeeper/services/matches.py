@@ -15,11 +15,13 @@ from datetime import date, datetime
 from typing import Any
 
 from flask_babel import gettext as _
-from sqlalchemy import bindparam, insert, select, true, update
+from sqlalchemy import bindparam, cast, insert, select, true, update
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
+from sqlalchemy.sql.expression import Grouping
 
 from ..database import begin_writing
 from ..engine import Breakdown, Match, MatchError, Problem, RuleSet, Side, SideEntry
@@ -268,8 +270,7 @@ def _write_deal_at_once(
     values: dict[str, Any] = {f"deal_{name}": value for name, value in new.items()}
     values.update({f"event_{name}": value for name, value in event.items()})
     values.update(upserts.arrays(sides, _DEAL_SIDE_COLUMNS, "_side"))
-    totals = [{"id": row["side"], "total": row["total"]} for row in side_totals]
-    values.update(upserts.arrays(totals, ("id", "total"), "_totals"))
+    values["totals"] = [row["total"] for row in side_totals]  # in the sides' order
     values.update(written)
     deal_id: int = connection.execute(_deal_at_once(), values).scalar_one()
     return deal_id
@@ -296,8 +297,8 @@ def _deal_at_once() -> Any:
     """``_write_deal_at_once``'s statement: the deal's ``INSERT`` (its values bound as
     ``deal_<column>``) returning its id, with the others as data-modifying ``WITH``
     parts: its sides from arrays (``<column>_side``, the deal's id taken from the
-    deal's part), its event (``event_<column>``), the sides' totals from arrays
-    (``id_totals``, ``total_totals``) and ``_MATCH_WRITE``. Five round trips and six
+    deal's part), its event (``event_<column>``), the sides' totals from an array in
+    their order (``totals``) and ``_MATCH_WRITE``. Five round trips and six
     executions were one a write; PostgreSQL checks the sides' key to the deal at the
     statement's end, when the deal is there."""
     deals, sides, events = Deal.__table__, DealSide.__table__, AuditEvent.__table__
@@ -313,9 +314,16 @@ def _deal_at_once() -> Any:
     )
     new_sides = insert(sides).from_select(["deal_id", *_DEAL_SIDE_COLUMNS], from_rows)
     new_event = insert(events).values(bound(events, "event", _EVENT_COLUMNS))
+    # each side's total from an array in the sides' order: no join, which PostgreSQL
+    # would plan again at every run (as ``upserts.update_rows``')
     table = MatchSide.__table__
-    totals = upserts.unnested(table, ("id", "total"), "_totals").render_derived(name="totals")
-    new_totals = update(table).where(table.c.id == totals.c.id).values(total=totals.c.total)
+    # (parenthesised: PostgreSQL subscripts a cast only so)
+    totals = Grouping(cast(bindparam("totals"), postgresql.ARRAY(table.c.total.type)))
+    new_totals = (
+        update(table)
+        .where(table.c.match_id == bindparam("match"))
+        .values(total=totals[table.c.position + 1])
+    )
     return select(new_deal.c.id).add_cte(
         new_sides.cte("sides"),
         new_event.cte("event"),
