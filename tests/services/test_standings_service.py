@@ -175,7 +175,7 @@ def test_on_postgresql_a_finish_s_writes_go_as_one_statement_psycopg_keeps_parse
     sent: list[tuple[str, Any]] = []
 
     def executed(_conn, _cursor, statement, parameters, _context, _many):
-        if statement.startswith("WITH"):
+        if statement.startswith("WITH") and "INSERT INTO standing_lines" in statement:
             sent.append((statement, parameters))
 
     event.listen(db.engine, "before_cursor_execute", executed)
