@@ -187,16 +187,18 @@ def record_deal(
 
 def _write_deal(row: MatchRow, game: Match, submission_key: str, actor: Actor) -> None:
     """Write the deal ``game`` just recorded (its last), its sides, its audit event and
-    the match's new totals and status, statement by statement, and keep the session's
-    objects as written: the deal is added to ``row.deals`` as stored, the match's and its
-    sides' columns hold what was written, nothing is left for a flush.
+    the match's new totals and status, statement by statement on SQLite and as one
+    statement on PostgreSQL (``_write_deal_at_once``), and keep the session's objects as
+    written: the deal is added to ``row.deals`` as stored, the match's and its sides'
+    columns hold what was written, nothing is left for a flush.
 
     The ORM's flush of the same rows (six statements) cost a deal POST a sixth of its CPU,
     most of it the unit of work's bookkeeping, whatever the rows. A deal number or key
     stored meanwhile fails the deal's ``INSERT`` (``IntegrityError``), before anything else
-    is written. The club's version is moved by the club's lock at commit
-    (``standings``); a casual match moves none (these statements are not the session's,
-    so ``club_versions`` does not see them as writes nobody placed)."""
+    is written (on PostgreSQL, the whole statement). The club's version is moved by the
+    club's lock at commit (``standings``); a casual match moves none (these statements
+    are not the session's, so ``club_versions`` does not see them as writes nobody
+    placed)."""
     recorded = game.deals[-1]
     number, now = recorded.score.deal, utcnow()
     connection = db.session.connection()
@@ -231,9 +233,9 @@ def _write_deal(row: MatchRow, game: Match, submission_key: str, actor: Actor) -
 
 #: ``_write_deal``'s statements that are the same every time (built once).
 _NEW_DEAL = insert(Deal.__table__).returning(Deal.__table__.c.id)
-#: Sent once a side, also on PostgreSQL: two or three prepared ``UPDATE``s by key cost it
-#: less than one ``UPDATE ... FROM unnest`` (``upserts.update_rows``), which it plans
-#: again at every run (0.07 ms more of its CPU a deal POST).
+#: SQLite's, sent once a side. (PostgreSQL sets the totals in the deal's one statement,
+#: ``_deal_at_once``, from an array by the sides' positions: as ``UPDATE ... FROM
+#: unnest``, ``upserts.update_rows``', it planned the join again at every run.)
 _SIDE_TOTAL = (
     update(MatchSide.__table__)
     .where(MatchSide.__table__.c.id == bindparam("side"))
@@ -264,7 +266,7 @@ def _write_deal_at_once(
     side_totals: list[dict[str, Any]],
     written: dict[str, Any],
 ) -> int:
-    """``_write_deal``'s writes on PostgreSQL, as one statement (``_DEAL_AT_ONCE``):
+    """``_write_deal``'s writes on PostgreSQL, as one statement (``_deal_at_once``):
     the deal, its sides, its event, the sides' totals and the match's row. Returns the
     new deal's id. A deal number or key stored meanwhile fails it whole."""
     values: dict[str, Any] = {f"deal_{name}": value for name, value in new.items()}

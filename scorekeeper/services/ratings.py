@@ -102,8 +102,10 @@ def match_finished(
     read in the same transaction under the club's lock: whether any of its players has a
     finished game after it (``later``), and the club's stale ratings. When the club's
     ratings are current, that game is rated, so this is what ``_finished_statement``
-    would read (the match itself has no rating point: one that is not finished has none
-    once its change is rated), and its statement is saved."""
+    would read, and its statement is saved. (Where the match was rated, which that
+    statement also reads, is no matter here: a match that is not finished has no rating
+    point once its change is rated, and while the club's ratings are stale, they are
+    stale from before any point it still has.)"""
     seated = sorted({player for *_rest, player in seats if player is not None})
     if after is not None and not was_rated:
         found = _Found(None, after.ratings_stale_on, after.ratings_stale_match, after.later)

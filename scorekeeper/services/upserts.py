@@ -7,8 +7,8 @@ each is a round trip of a request that holds the club's lock. Both databases spe
 upsert the same way; SQLAlchemy has it per dialect, so the dialect's ``insert`` is taken
 from the session's connection. On PostgreSQL the rows go as one array a column
 (``_as_arrays``, ``_update_as_arrays``); SQLite, in-process, runs a statement once a row
-at little cost. (For two or three rows, a prepared statement once a row costs PostgreSQL
-less than one from arrays, which it plans at every run: a deal's side totals are sent so.)
+at little cost. (An ``UPDATE`` from arrays is a join, which PostgreSQL may plan again at
+every run: for two or three rows, a prepared statement once a row can cost it less.)
 
 Inside ``together``, PostgreSQL's writes wait for its end and go as one statement, each
 but the last a data-modifying ``WITH``: a finish's five writes under the club's lock
