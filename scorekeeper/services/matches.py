@@ -271,51 +271,39 @@ def _write_deal_at_once(
     new deal's id. A deal number or key stored meanwhile fails it whole."""
     values: dict[str, Any] = {f"deal_{name}": value for name, value in new.items()}
     values.update({f"event_{name}": value for name, value in event.items()})
-    values.update(upserts.arrays(sides, _DEAL_SIDE_COLUMNS, "_side"))
+    columns = (tuple(new), tuple(event), tuple(sides[0]))
+    values.update(upserts.arrays(sides, columns[2], "_side"))
     values["totals"] = [row["total"] for row in side_totals]  # in the sides' order
     values.update(written)
-    deal_id: int = connection.execute(_deal_at_once(), values).scalar_one()
+    deal_id: int = connection.execute(_deal_at_once(*columns), values).scalar_one()
     return deal_id
 
 
-#: A deal side's columns as ``_side_rows`` gives them.
-_DEAL_SIDE_COLUMNS = (
-    "position",
-    "entry",
-    "went_out",
-    "card_points",
-    "book_bonus",
-    "red_threes",
-    "going_out",
-    "exact_draws",
-    "left_points",
-    "red_threes_left",
-    "total",
-)
-
-
-@functools.lru_cache(maxsize=1)
-def _deal_at_once() -> Any:
+@functools.lru_cache(maxsize=4)
+def _deal_at_once(
+    deal_columns: tuple[str, ...], event_columns: tuple[str, ...], side_columns: tuple[str, ...]
+) -> Any:
     """``_write_deal_at_once``'s statement: the deal's ``INSERT`` (its values bound as
     ``deal_<column>``) returning its id, with the others as data-modifying ``WITH``
-    parts: its sides from arrays (``<column>_side``, the deal's id taken from the
-    deal's part), its event (``event_<column>``), the sides' totals from an array in
-    their order (``totals``) and ``_MATCH_WRITE``. Five round trips and six
-    executions were one a write; PostgreSQL checks the sides' key to the deal at the
-    statement's end, when the deal is there."""
+    parts: its sides from arrays (``<column>_side``, the deal's id taken from the deal's
+    part), its event (``event_<column>``), the sides' totals from an array in their order
+    (``totals``) and ``_MATCH_WRITE``. The columns are those of the rows ``_write_deal``
+    makes (the same every time): built once. Five round trips and six executions were
+    one a write; PostgreSQL checks the sides' key to the deal at the statement's end,
+    when the deal is there."""
     deals, sides, events = Deal.__table__, DealSide.__table__, AuditEvent.__table__
 
     def bound(table: Any, prefix: str, names: Sequence[str]) -> dict[str, Any]:
         return {name: bindparam(f"{prefix}_{name}", type_=table.c[name].type) for name in names}
 
-    deal = insert(deals).values(bound(deals, "deal", _NEW_DEAL_COLUMNS)).returning(deals.c.id)
+    deal = insert(deals).values(bound(deals, "deal", deal_columns)).returning(deals.c.id)
     new_deal = deal.cte("new_deal")
-    rows = upserts.unnested(sides, _DEAL_SIDE_COLUMNS, "_side").render_derived()
-    from_rows = select(new_deal.c.id, *(rows.c[name] for name in _DEAL_SIDE_COLUMNS)).select_from(
+    rows = upserts.unnested(sides, side_columns, "_side").render_derived()
+    from_rows = select(new_deal.c.id, *(rows.c[name] for name in side_columns)).select_from(
         new_deal.join(rows, true())  # the one deal, with each side
     )
-    new_sides = insert(sides).from_select(["deal_id", *_DEAL_SIDE_COLUMNS], from_rows)
-    new_event = insert(events).values(bound(events, "event", _EVENT_COLUMNS))
+    new_sides = insert(sides).from_select(["deal_id", *side_columns], from_rows)
+    new_event = insert(events).values(bound(events, "event", event_columns))
     # each side's total from an array in the sides' order: no join, which PostgreSQL
     # would plan again at every run (as ``upserts.update_rows``')
     table = MatchSide.__table__
@@ -332,20 +320,6 @@ def _deal_at_once() -> Any:
         new_totals.cte("totals"),
         _MATCH_WRITE.cte("match"),
     )
-
-
-#: What ``_write_deal`` writes of a new deal and of its event.
-_NEW_DEAL_COLUMNS = ("match_id", "number", "version", "submission_key", "created_at", "updated_at")
-_EVENT_COLUMNS = (
-    "match_id",
-    "deal_number",
-    "kind",
-    "at",
-    "before",
-    "after",
-    "actor",
-    "account_id",
-)
 
 
 def _commit_as_written(row: MatchRow, game: Match) -> AsSaved:
