@@ -55,11 +55,11 @@ def refuse_nul(engine: Engine) -> None:
     def _check(
         _conn: Any, _cursor: Any, _statement: str, parameters: Any, _context: Any, _many: bool
     ) -> None:
-        if _holds_nul(parameters):
+        if holds_nul(parameters):
             raise UnstorableText("a NUL character in a text parameter")
 
 
-def _holds_nul(parameters: Any) -> bool:
+def holds_nul(parameters: Any) -> bool:
     """Whether any text in the parameters (a row, or rows: tuples, lists or dicts) has NUL.
 
     It runs before every statement, over every value sent (an upsert of a finish's lines
@@ -78,7 +78,7 @@ def _holds_nul(parameters: Any) -> bool:
         if kind is str:
             if NUL in item:
                 return True
-        elif _holds_nul(item):  # rows, a text of a subclass of str, anything else
+        elif holds_nul(item):  # rows, a text of a subclass of str, anything else
             return True
     return False
 

@@ -272,7 +272,7 @@ def _write_deal_at_once(
     values: dict[str, Any] = {f"deal_{name}": value for name, value in new.items()}
     values.update({f"event_{name}": value for name, value in event.items()})
     columns = (tuple(new), tuple(event), tuple(sides[0]))
-    values.update(upserts.arrays(sides, columns[2], "_side"))
+    values[upserts.ROWS + "_side"] = upserts.rows_json(sides)
     values["totals"] = [row["total"] for row in side_totals]  # in the sides' order
     values.update(written)
     deal_id: int = connection.execute(_deal_at_once(*columns), values).scalar_one()
@@ -285,9 +285,9 @@ def _deal_at_once(
 ) -> Any:
     """``_write_deal_at_once``'s statement: the deal's ``INSERT`` (its values bound as
     ``deal_<column>``) returning its id, with the others as data-modifying ``WITH``
-    parts: its sides from arrays (``<column>_side``, the deal's id taken from the deal's
-    part), its event (``event_<column>``), the sides' totals from an array in their order
-    (``totals``) and ``_MATCH_WRITE``. The columns are those of the rows ``_write_deal``
+    parts: its sides from one JSON text (``rows_side``, the deal's id taken from the
+    deal's part), its event (``event_<column>``), the sides' totals from an array in
+    their order (``totals``) and ``_MATCH_WRITE``. The columns are those of the rows ``_write_deal``
     makes (the same every time): built once. Five round trips and six executions were
     one a write; PostgreSQL checks the sides' key to the deal at the statement's end,
     when the deal is there."""
@@ -298,7 +298,7 @@ def _deal_at_once(
 
     deal = insert(deals).values(bound(deals, "deal", deal_columns)).returning(deals.c.id)
     new_deal = deal.cte("new_deal")
-    rows = upserts.unnested(sides, side_columns, "_side").render_derived()
+    rows = upserts.unnested(sides, side_columns, "_side")
     from_rows = select(new_deal.c.id, *(rows.c[name] for name in side_columns)).select_from(
         new_deal.join(rows, true())  # the one deal, with each side
     )

@@ -5,10 +5,16 @@ The rows kept current in a deal's transaction (standing lines, rival tallies) us
 read, deleted and inserted again: three statements where one does, and on PostgreSQL
 each is a round trip of a request that holds the club's lock. Both databases spell the
 upsert the same way; SQLAlchemy has it per dialect, so the dialect's ``insert`` is taken
-from the session's connection. On PostgreSQL the rows go as one array a column
-(``_as_arrays``, ``_update_as_arrays``); SQLite, in-process, runs a statement once a row
-at little cost. (An ``UPDATE`` from arrays is a join, which PostgreSQL may plan again at
-every run: for two or three rows, a prepared statement once a row can cost it less.)
+from the session's connection. On PostgreSQL the rows go as one JSON text, read back as
+rows by ``json_to_recordset`` (``unnested``, ``_from_rows``, ``_update_from_rows``);
+SQLite, in-process, runs a statement once a row at little cost. (An ``UPDATE`` from such
+rows is a join, which PostgreSQL may plan again at every run: for two or three rows, a
+prepared statement once a row can cost it less.)
+
+The rows went as one array a column until psycopg was found to make each array in
+Python: a finish's some seventy arrays cost the app half a millisecond, where
+``json.dumps`` makes the same rows in C (``bench/compare.py``: the app's CPU a finishing
+POST 0.92 of the arrays').
 
 Inside ``together``, PostgreSQL's writes wait for its end and go as one statement, each
 but the last a data-modifying ``WITH``: a finish's five writes under the club's lock
@@ -18,17 +24,33 @@ but the last a data-modifying ``WITH``: a finish's five writes under the club's 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import date
 from typing import Any
 
-from sqlalchemy import Table, bindparam, column, func, insert, literal_column, select, update
+from sqlalchemy import (
+    JSON,
+    Table,
+    Text,
+    bindparam,
+    cast,
+    column,
+    func,
+    insert,
+    literal_column,
+    select,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from ..database import UnstorableText, holds_nul
+
 INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
-#: What ``update_rows``' arrays are bound as: the column's name with this added.
-UPDATED = "_values"
+#: What ``unnested``'s rows are bound as (with a suffix added where a statement has several).
+ROWS = "rows"
 #: ``session.info`` key: the writes ``together`` holds back (None: none is).
 HELD = "upserts_held"
 
@@ -46,7 +68,7 @@ def together(session: Session) -> Iterator[None]:
     if session.get_bind().dialect.name != "postgresql" or HELD in session.info:
         yield
         return
-    held: list[tuple[tuple[Any, ...], dict[str, list[Any]]]] = []
+    held: list[tuple[tuple[Any, ...], dict[str, str]]] = []
     session.info[HELD] = held
     try:
         yield
@@ -55,7 +77,7 @@ def together(session: Session) -> Iterator[None]:
     _send(session, held)
 
 
-def _hold(session: Session, shape: tuple[Any, ...], values: dict[str, list[Any]]) -> bool:
+def _hold(session: Session, shape: tuple[Any, ...], values: dict[str, str]) -> bool:
     """Keep a write for ``together``'s end if a ``together`` is open (True), else False."""
     held = session.info.get(HELD)
     if held is None:
@@ -64,20 +86,20 @@ def _hold(session: Session, shape: tuple[Any, ...], values: dict[str, list[Any]]
     return True
 
 
-def _send(session: Session, held: list[tuple[tuple[Any, ...], dict[str, list[Any]]]]) -> None:
+def _send(session: Session, held: list[tuple[tuple[Any, ...], dict[str, str]]]) -> None:
     """The writes ``together`` held, as one statement (``_combined``)."""
     if not held:
         return
-    values: dict[str, list[Any]] = {}
-    for n, (_shape, arrays_) in enumerate(held):
-        values.update({f"{name}_{n}": array for name, array in arrays_.items()})
+    values: dict[str, str] = {}
+    for n, (_shape, rows) in enumerate(held):
+        values.update({f"{name}_{n}": text for name, text in rows.items()})
     session.execute(_combined(tuple(shape for shape, _values in held)), values)
 
 
 @functools.lru_cache(maxsize=16)
 def _combined(shapes: tuple[tuple[Any, ...], ...]) -> Any:
     """One statement of the writes of ``shapes`` (each as ``_written`` takes it, its
-    arrays bound with ``_<n>`` added, n its place): the last one's, with the others as
+    rows bound with ``_<n>`` added, n its place): the last one's, with the others as
     data-modifying ``WITH`` parts. Built once for each sequence of shapes."""
     parts = [_written(shape, f"_{n}") for n, shape in enumerate(shapes)]
     last = parts.pop()
@@ -88,12 +110,12 @@ def _combined(shapes: tuple[tuple[Any, ...], ...]) -> Any:
 
 def _written(shape: tuple[Any, ...], suffix: str) -> Any:
     """The statement of one held write: ``("insert", table, columns, unique, changes)``
-    or ``("update", table, key, columns)``, its arrays bound with ``suffix`` added."""
+    or ``("update", table, key, columns)``, its rows bound with ``suffix`` added."""
     if shape[0] == "update":
         _kind, table, key, columns = shape
-        return _update_as_arrays(table, key, columns, UPDATED + suffix)
+        return _update_from_rows(table, key, columns, suffix)
     _kind, table, columns, unique, changes = shape
-    return _as_arrays(table, columns, unique, changes, suffix)
+    return _from_rows(table, columns, unique, changes, suffix)
 
 
 def upsert(
@@ -106,29 +128,29 @@ def upsert(
     """Insert ``rows`` into ``table``; a row whose ``unique`` columns match a stored one
     updates that one with ``changes(excluded)`` instead (``excluded``: the columns of the
     row that was to be inserted). One statement, however many rows (each with the same
-    columns; on PostgreSQL one execution: ``_as_arrays``); no two rows may share their
+    columns; on PostgreSQL one execution: ``_from_rows``); no two rows may share their
     ``unique`` columns."""
     if rows:
         dialect = session.get_bind().dialect.name
         if dialect == "postgresql":
             columns = tuple(rows[0])
-            values = arrays(rows, columns)
+            values = {ROWS: rows_json(rows)}
             if not _hold(session, ("insert", table, columns, tuple(unique), changes), values):
-                session.execute(_as_arrays(table, columns, tuple(unique), changes), values)
+                session.execute(_from_rows(table, columns, tuple(unique), changes), values)
         else:
             session.execute(statement(dialect, table, tuple(unique), changes), list(rows))
 
 
 def insert_rows(session: Session, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
     """Insert ``rows`` (each with the same columns) into ``table``, nothing read back: one
-    statement, and on PostgreSQL one execution, however many rows (``_as_arrays``)."""
+    statement, and on PostgreSQL one execution, however many rows (``_from_rows``)."""
     if not rows:
         return
     if session.get_bind().dialect.name == "postgresql":
         columns = tuple(rows[0])
-        values = arrays(rows, columns)
+        values = {ROWS: rows_json(rows)}
         if not _hold(session, ("insert", table, columns, (), None), values):
-            session.execute(_as_arrays(table, columns), values)
+            session.execute(_from_rows(table, columns), values)
     else:
         session.execute(insert(table), list(rows))
 
@@ -138,15 +160,15 @@ def update_rows(
 ) -> None:
     """Set the columns of ``rows`` (each with the same columns, ``key`` among them) on
     the rows of ``table`` whose ``key`` column holds the row's: one statement, and on
-    PostgreSQL one execution however many rows (``_update_as_arrays``), where psycopg's
+    PostgreSQL one execution however many rows (``_update_from_rows``), where psycopg's
     ``executemany`` runs the ``UPDATE`` once a row. No two rows may share their key."""
     if not rows:
         return
     columns = tuple(rows[0])
     if session.get_bind().dialect.name == "postgresql":
-        values = arrays(rows, columns, UPDATED)
+        values = {ROWS: rows_json(rows)}
         if not _hold(session, ("update", table, key, columns), values):
-            session.execute(_update_as_arrays(table, key, columns), values)
+            session.execute(_update_from_rows(table, key, columns), values)
     else:
         named = [{f"{name}_value": row[name] for name in columns} for row in rows]
         session.execute(_update(table, key, columns), named)
@@ -166,14 +188,11 @@ def _update(table: Table, key: str, columns: tuple[str, ...]) -> Any:
 
 
 @functools.lru_cache(maxsize=8)
-def _update_as_arrays(
-    table: Table, key: str, columns: tuple[str, ...], suffix: str = UPDATED
-) -> Any:
-    """PostgreSQL's ``UPDATE ... FROM unnest(...)`` of ``update_rows``: one array a
-    column (bound by the column's name with ``suffix`` added: a column's own name is
-    SQLAlchemy's in the SET clause), matched on ``key``; one text whatever the number of
-    rows."""
-    rows = unnested(table, columns, suffix).render_derived(name="changed")
+def _update_from_rows(table: Table, key: str, columns: tuple[str, ...], suffix: str = "") -> Any:
+    """PostgreSQL's ``UPDATE ... FROM json_to_recordset(...)`` of ``update_rows``: the
+    rows as one JSON text (bound as ``rows`` with ``suffix`` added), matched on ``key``;
+    one statement text whatever the number of rows."""
+    rows = unnested(table, columns, suffix, name="changed")
     return (
         update(table)
         .where(table.c[key] == rows.c[key])
@@ -181,24 +200,38 @@ def _update_as_arrays(
     )
 
 
-def arrays(
-    rows: Sequence[Mapping[str, Any]], columns: Sequence[str], suffix: str = ""
-) -> dict[str, list[Any]]:
-    """The values of ``rows`` column by column, each bound as its column's name with
-    ``suffix`` added (``unnested``'s parameters)."""
-    return {name + suffix: [row[name] for row in rows] for name in columns}
+def rows_json(rows: Sequence[Mapping[str, Any]]) -> str:
+    """``rows`` (each a mapping of column names to values) as the one JSON text that
+    ``unnested`` reads: dates and times in ISO 8601, which PostgreSQL reads back as such,
+    and a float as its shortest exact decimal. Text with a NUL is refused here, as every
+    parameter is (``database.refuse_nul``): escaped in JSON, it would pass that check."""
+    if holds_nul(rows):
+        raise UnstorableText("a NUL character in a text parameter")
+    return json.dumps(rows, default=_iso, allow_nan=False, separators=(",", ":"))
 
 
-def unnested(table: Table, columns: tuple[str, ...], suffix: str = "") -> Any:
-    """``unnest`` of one array a column of ``table`` (``arrays``' parameters), as a table
-    of rows with those columns: what PostgreSQL's statements from arrays read."""
-    return func.unnest(
-        *(bindparam(name + suffix, type_=postgresql.ARRAY(table.c[name].type)) for name in columns)
-    ).table_valued(*(column(name, table.c[name].type) for name in columns))
+def _iso(value: Any) -> str:
+    if isinstance(value, date):  # a datetime too
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} cannot be sent as a row: {value!r}")
+
+
+def unnested(
+    table: Table, columns: tuple[str, ...], suffix: str = "", name: str | None = None
+) -> Any:
+    """Rows with ``columns`` of ``table`` (their types) read from one JSON text bound as
+    ``rows`` with ``suffix`` added (``rows_json``): ``json_to_recordset(...) AS
+    name(column type, ...)``, what PostgreSQL's statements of many rows read."""
+    text = cast(bindparam(ROWS + suffix, type_=Text), JSON)
+    return (
+        func.json_to_recordset(text)
+        .table_valued(*(column(c, table.c[c].type) for c in columns))
+        .render_derived(name=name, with_types=True)
+    )
 
 
 @functools.lru_cache(maxsize=32)
-def _as_arrays(
+def _from_rows(
     table: Table,
     columns: tuple[str, ...],
     unique: tuple[str, ...] = (),
@@ -206,13 +239,12 @@ def _as_arrays(
     suffix: str = "",
 ) -> Any:
     """PostgreSQL's insert (an upsert with ``unique`` and ``changes``) of rows sent as
-    one array a column, ``INSERT ... SELECT ... FROM unnest(...)``: one execution for the
-    rows, where psycopg's ``executemany`` runs the statement once a row (a finish's
+    one JSON text, ``INSERT ... SELECT * FROM json_to_recordset(...)``: one execution for
+    the rows, where psycopg's ``executemany`` runs the statement once a row (a finish's
     26 rival tallies were 26 executions), and one statement text whatever their number,
     which psycopg prepares once (rows written into one ``VALUES`` list make a new text
-    for each number of rows). The arrays are bound by their column's name with ``suffix``
-    added."""
-    rows = unnested(table, columns, suffix).render_derived()
+    for each number of rows). The rows are bound as ``rows`` with ``suffix`` added."""
+    rows = unnested(table, columns, suffix)
     # ``*``: the unnested rows' columns are the insert's, in its order; naming each again
     # made a finish's writes (``together``) longer than the 4 kB whose parse psycopg
     # keeps, so it parsed them again at every run

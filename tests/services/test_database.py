@@ -622,4 +622,4 @@ def test_in_one_server_process_a_deal_post_holds_the_turn_from_its_start(
     ],
 )
 def test_text_with_a_nul_is_found_in_any_shape_of_parameters(parameters, holds):
-    assert database._holds_nul(parameters) is holds
+    assert database.holds_nul(parameters) is holds

@@ -1,22 +1,26 @@
 """The kept rows' inserts and upserts (``services.upserts``), on SQLite and PostgreSQL.
 
-On PostgreSQL the rows go as one array a column (``INSERT ... SELECT ... FROM unnest``):
-one execution and one statement text whatever their number. These check that what is
-stored is what was given, NULLs, dates and text included, and that it stays one
+On PostgreSQL the rows go as one JSON text (``INSERT ... SELECT * FROM
+json_to_recordset``): one execution and one statement text whatever their number. These
+check that what is stored is what was given, NULLs, dates, times, floats, JSON and text
+included, that text with a NUL is refused as every parameter's is, and that it stays one
 execution there (a finish writes some fifty kept rows under the club's lock).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
 from flask import Flask
 from sqlalchemy import (
+    JSON,
+    Boolean,
     Column,
     Date,
+    DateTime,
     Float,
     Integer,
     MetaData,
@@ -27,6 +31,7 @@ from sqlalchemy import (
     select,
 )
 
+from scorekeeper.database import UnstorableText
 from scorekeeper.extensions import db
 from scorekeeper.services import upserts
 
@@ -59,6 +64,18 @@ RATED = Table(
     Column("mu", Float),
     Column("note", String(20)),
 )
+#: The other kinds of value a kept row holds (a deal side's entry, an event's time).
+STAMPED = Table(
+    "test_upsert_stamped",
+    MetaData(),
+    Column("id", Integer, primary_key=True),
+    Column("at", DateTime(timezone=True)),
+    Column("entry", JSON),
+    Column("went_out", Boolean),
+    Column("mu", Float),
+    Column("note", String(40)),
+)
+TABLES = (TALLIES, SEEN, RATED, STAMPED)
 
 
 def added(excluded: Any) -> dict[str, Any]:
@@ -72,13 +89,13 @@ def added(excluded: Any) -> dict[str, Any]:
 @pytest.fixture
 def session(app: Flask) -> Iterator[Any]:
     with app.app_context():
-        for table in (TALLIES, SEEN, RATED):
+        for table in TABLES:
             table.create(db.engine)
         try:
             yield db.session()
         finally:
             db.session.rollback()
-            for table in (TALLIES, SEEN, RATED):
+            for table in TABLES:
                 table.drop(db.engine)
 
 
@@ -119,6 +136,50 @@ def test_rows_are_stored_as_given_nulls_dates_and_text_included(session: Any) ->
     ]
 
 
+def test_times_json_booleans_exact_floats_and_any_text_are_stored_as_given(
+    session: Any,
+) -> None:
+    evening = datetime(2026, 12, 5, 21, 30, 15, 123456, tzinfo=UTC)
+    rows = [
+        {
+            "at": evening,
+            "entry": {"books": {"clean": 2, "dirty": 1}, "left": [5, 0], "note": "Zoë"},
+            "went_out": True,
+            "mu": 0.1 + 0.2,  # 0.30000000000000004, not 0.3
+            "note": 'a "quote", a \\ and ☘',
+        },
+        {"at": None, "entry": None, "went_out": False, "mu": 1e-300, "note": "−5 ⟨⟩"},
+        {
+            "at": evening - timedelta(days=400),
+            "entry": [],
+            "went_out": None,
+            "mu": -25.0,
+            "note": "=SUM(A1)\n\t",
+        },
+    ]
+    upserts.insert_rows(session, STAMPED, rows)
+    columns = [c for c in STAMPED.columns if c.name != "id"]
+    back = [dict(r._mapping) for r in session.execute(select(*columns).order_by(STAMPED.c.id))]
+    for row in back:  # SQLite keeps no zone: its times come back as UTC without one
+        if row["at"] is not None and row["at"].tzinfo is None:
+            row["at"] = row["at"].replace(tzinfo=UTC)
+    assert back == rows
+
+
+def test_text_with_a_nul_is_refused_and_nothing_is_stored(session: Any) -> None:
+    bad = row(1, note="a\x00b")
+    with pytest.raises(UnstorableText):
+        upserts.insert_rows(session, TALLIES, [row(2), bad])
+    with pytest.raises(UnstorableText):
+        upserts.upsert(session, TALLIES, [bad], KEY, added)
+    with pytest.raises(UnstorableText):
+        upserts.update_rows(session, RATED, "id", [{"id": 1, "mu": 1.0, "note": "\x00"}])
+    with pytest.raises(UnstorableText), upserts.together(session):  # refused when made
+        upserts.insert_rows(session, TALLIES, [bad])
+        pytest.fail("not refused")
+    assert stored(session) == []
+
+
 def test_no_rows_send_nothing(session: Any, executions: list[tuple[str, bool]]) -> None:
     upserts.insert_rows(session, TALLIES, [])
     upserts.upsert(session, TALLIES, [], KEY, added)
@@ -156,7 +217,7 @@ def test_on_postgresql_the_rows_are_one_execution_of_one_text(
     assert len(inserts) == 4
     assert not any(many for _text, many in executions)
     assert inserts[0] == inserts[2] and inserts[1] == inserts[3]  # whatever the number
-    assert "unnest" in inserts[0] and "ON CONFLICT" in inserts[1]
+    assert "json_to_recordset" in inserts[0] and "ON CONFLICT" in inserts[1]
     assert sorted(stored(session))[-1] == (14, "against", None, None, None, 1, 0)
 
 
@@ -194,7 +255,7 @@ def test_on_postgresql_an_update_is_one_execution_of_one_text(
     for chosen in (ids[:1], ids[1:]):
         upserts.update_rows(session, TALLIES, "id", [{"id": i, "wins": 7} for i in chosen])
     assert len(executions) == 2 and not any(many for _text, many in executions)
-    assert executions[0][0] == executions[1][0] and "unnest" in executions[0][0]
+    assert executions[0][0] == executions[1][0] and "json_to_recordset" in executions[0][0]
     assert [r[5] for r in stored(session)] == [7] * 6
 
 
