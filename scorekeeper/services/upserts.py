@@ -203,11 +203,15 @@ def _update_from_rows(table: Table, key: str, columns: tuple[str, ...], suffix: 
 def rows_json(rows: Sequence[Mapping[str, Any]]) -> str:
     """``rows`` (each a mapping of column names to values) as the one JSON text that
     ``unnested`` reads: dates and times in ISO 8601, which PostgreSQL reads back as such,
-    and a float as its shortest exact decimal. Text with a NUL is refused here, as every
-    parameter is (``database.refuse_nul``): escaped in JSON, it would pass that check."""
-    if holds_nul(rows):
+    and a float as its shortest exact decimal. Text with a NUL is refused, as every
+    parameter's is (``database.refuse_nul``): escaped in JSON, it would pass that check.
+    JSON writes a NUL as ``\\u0000``, so only a text holding that is looked into."""
+    text = json.dumps(
+        rows, default=_iso, allow_nan=False, ensure_ascii=False, separators=(",", ":")
+    )
+    if "\\u0000" in text and holds_nul(rows):
         raise UnstorableText("a NUL character in a text parameter")
-    return json.dumps(rows, default=_iso, allow_nan=False, separators=(",", ":"))
+    return text
 
 
 def _iso(value: Any) -> str:

@@ -146,7 +146,7 @@ def test_times_json_booleans_exact_floats_and_any_text_are_stored_as_given(
             "entry": {"books": {"clean": 2, "dirty": 1}, "left": [5, 0], "note": "Zoë"},
             "went_out": True,
             "mu": 0.1 + 0.2,  # 0.30000000000000004, not 0.3
-            "note": 'a "quote", a \\ and ☘',
+            "note": 'a "quote", a \\ and ☘ \\u0000',  # a backslash and u0000, no NUL
         },
         {"at": None, "entry": None, "went_out": False, "mu": 1e-300, "note": "−5 ⟨⟩"},
         {
