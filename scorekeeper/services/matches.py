@@ -234,8 +234,8 @@ def _write_deal(row: MatchRow, game: Match, submission_key: str, actor: Actor) -
 #: ``_write_deal``'s statements that are the same every time (built once).
 _NEW_DEAL = insert(Deal.__table__).returning(Deal.__table__.c.id)
 #: SQLite's, sent once a side. (PostgreSQL sets the totals in the deal's one statement,
-#: ``_deal_at_once``, from an array by the sides' positions: as ``UPDATE ... FROM
-#: unnest``, ``upserts.update_rows``', it planned the join again at every run.)
+#: ``_deal_at_once``, from an array by the sides' positions: as an ``UPDATE ... FROM``
+#: the sides' rows, ``upserts.update_rows``', it planned the join again at every run.)
 _SIDE_TOTAL = (
     update(MatchSide.__table__)
     .where(MatchSide.__table__.c.id == bindparam("side"))
