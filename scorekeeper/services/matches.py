@@ -287,10 +287,10 @@ def _deal_at_once(
     ``deal_<column>``) returning its id, with the others as data-modifying ``WITH``
     parts: its sides from one JSON text (``rows_side``, the deal's id taken from the
     deal's part), its event (``event_<column>``), the sides' totals from an array in
-    their order (``totals``) and ``_MATCH_WRITE``. The columns are those of the rows ``_write_deal``
-    makes (the same every time): built once. Five round trips and six executions were
-    one a write; PostgreSQL checks the sides' key to the deal at the statement's end,
-    when the deal is there."""
+    their order (``totals``) and ``_MATCH_WRITE``. The columns are those of the rows
+    ``_write_deal`` makes (the same every time): built once. Five round trips and six
+    executions were one a write; PostgreSQL checks the sides' key to the deal at the
+    statement's end, when the deal is there."""
     deals, sides, events = Deal.__table__, DealSide.__table__, AuditEvent.__table__
 
     def bound(table: Any, prefix: str, names: Sequence[str]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ prepared statement once a row can cost it less.)
 The rows went as one array a column until psycopg was found to make each array in
 Python: a finish's some seventy arrays cost the app half a millisecond, where
 ``json.dumps`` makes the same rows in C (``bench/compare.py``: the app's CPU a finishing
-POST 0.92 of the arrays').
+POST 0.92–0.93 of the arrays').
 
 Inside ``together``, PostgreSQL's writes wait for its end and go as one statement, each
 but the last a data-modifying ``WITH``: a finish's five writes under the club's lock
@@ -215,6 +215,8 @@ def rows_json(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def _iso(value: Any) -> str:
+    """A date or time in a row, for ``json.dumps`` (which calls it for what it cannot
+    write); anything else it cannot write is an error that names it."""
     if isinstance(value, date):  # a datetime too
         return value.isoformat()
     raise TypeError(f"{type(value).__name__} cannot be sent as a row: {value!r}")
