@@ -298,7 +298,7 @@ def _deal_at_once(
 
     deal = insert(deals).values(bound(deals, "deal", deal_columns)).returning(deals.c.id)
     new_deal = deal.cte("new_deal")
-    rows = upserts.unnested(sides, side_columns, "_side")
+    rows = upserts.rows_from_json(sides, side_columns, "_side")
     from_rows = select(new_deal.c.id, *(rows.c[name] for name in side_columns)).select_from(
         new_deal.join(rows, true())  # the one deal, with each side
     )

@@ -6,10 +6,10 @@ read, deleted and inserted again: three statements where one does, and on Postgr
 each is a round trip of a request that holds the club's lock. Both databases spell the
 upsert the same way; SQLAlchemy has it per dialect, so the dialect's ``insert`` is taken
 from the session's connection. On PostgreSQL the rows go as one JSON text, read back as
-rows by ``json_to_recordset`` (``unnested``, ``_from_rows``, ``_update_from_rows``);
-SQLite, in-process, runs a statement once a row at little cost. (An ``UPDATE`` from such
-rows is a join, which PostgreSQL may plan again at every run: for two or three rows, a
-prepared statement once a row can cost it less.)
+rows by ``json_to_recordset`` (``rows_json``, ``rows_from_json``, ``_from_rows``,
+``_update_from_rows``); SQLite, in-process, runs a statement once a row at little cost.
+(An ``UPDATE`` from such rows is a join, which PostgreSQL may plan again at every run:
+for two or three rows, a prepared statement once a row can cost it less.)
 
 The rows went as one array a column until psycopg was found to make each array in
 Python: a finish's some seventy arrays cost the app half a millisecond, where
@@ -49,7 +49,8 @@ from sqlalchemy.orm import Session
 from ..database import UnstorableText, holds_nul
 
 INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
-#: What ``unnested``'s rows are bound as (with a suffix added where a statement has several).
+#: What ``rows_from_json``'s rows are bound as (a suffix added where a statement has
+#: several).
 ROWS = "rows"
 #: ``session.info`` key: the writes ``together`` holds back (None: none is).
 HELD = "upserts_held"
@@ -192,7 +193,7 @@ def _update_from_rows(table: Table, key: str, columns: tuple[str, ...], suffix: 
     """PostgreSQL's ``UPDATE ... FROM json_to_recordset(...)`` of ``update_rows``: the
     rows as one JSON text (bound as ``rows`` with ``suffix`` added), matched on ``key``;
     one statement text whatever the number of rows."""
-    rows = unnested(table, columns, suffix, name="changed")
+    rows = rows_from_json(table, columns, suffix, name="changed")
     return (
         update(table)
         .where(table.c[key] == rows.c[key])
@@ -202,8 +203,8 @@ def _update_from_rows(table: Table, key: str, columns: tuple[str, ...], suffix: 
 
 def rows_json(rows: Sequence[Mapping[str, Any]]) -> str:
     """``rows`` (each a mapping of column names to values) as the one JSON text that
-    ``unnested`` reads: dates and times in ISO 8601, which PostgreSQL reads back as such,
-    and a float as its shortest exact decimal. Text with a NUL is refused, as every
+    ``rows_from_json`` reads: dates and times in ISO 8601, which PostgreSQL reads back as
+    such, and a float as its shortest exact decimal. Text with a NUL is refused, as every
     parameter's is (``database.refuse_nul``): escaped in JSON, it would pass that check.
     JSON writes a NUL as ``\\u0000``, so only a text holding that is looked into."""
     text = json.dumps(
@@ -222,7 +223,7 @@ def _iso(value: Any) -> str:
     raise TypeError(f"{type(value).__name__} cannot be sent as a row: {value!r}")
 
 
-def unnested(
+def rows_from_json(
     table: Table, columns: tuple[str, ...], suffix: str = "", name: str | None = None
 ) -> Any:
     """Rows with ``columns`` of ``table`` (their types) read from one JSON text bound as
@@ -250,10 +251,10 @@ def _from_rows(
     26 rival tallies were 26 executions), and one statement text whatever their number,
     which psycopg prepares once (rows written into one ``VALUES`` list make a new text
     for each number of rows). The rows are bound as ``rows`` with ``suffix`` added."""
-    rows = unnested(table, columns, suffix)
-    # ``*``: the unnested rows' columns are the insert's, in its order; naming each again
-    # made a finish's writes (``together``) longer than the 4 kB whose parse psycopg
-    # keeps, so it parsed them again at every run
+    rows = rows_from_json(table, columns, suffix)
+    # ``*``: the rows' columns (``rows_from_json``) are the insert's, in its order;
+    # naming each again made a finish's writes (``together``) longer than the 4 kB whose
+    # parse psycopg keeps, so it parsed them again at every run
     statement = postgresql.insert(table).from_select(
         list(columns), select(literal_column("*")).select_from(rows)
     )
