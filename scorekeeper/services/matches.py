@@ -207,17 +207,16 @@ def _write_deal(row: MatchRow, game: Match, submission_key: str, actor: Actor) -
     sides = _side_rows(recorded.entries, recorded.score.sides)
     event = audit.deal_recorded(row, number, submission_key, sides, actor, now)
     totals = list(zip(row.sides, game.totals, strict=True))
-    side_totals = [{"side": side.id, "total": total} for side, total in totals]
     was_finished = row.finished
     values = _match_values(row, game, now)
     written = {"match": row.id, **{f"new_{column}": value for column, value in values.items()}}
     if connection.dialect.name == "postgresql":
-        deal_id = _write_deal_at_once(connection, new, sides, event, side_totals, written)
+        deal_id = _write_deal_at_once(connection, new, sides, event, game.totals, written)
     else:
         deal_id = connection.execute(_NEW_DEAL, new).scalar_one()
         connection.execute(insert(DealSide.__table__), [{"deal_id": deal_id, **s} for s in sides])
         connection.execute(insert(AuditEvent.__table__), event)
-        connection.execute(_SIDE_TOTAL, side_totals)
+        connection.execute(_SIDE_TOTAL, [{"side": side.id, "total": t} for side, t in totals])
         connection.execute(_MATCH_WRITE, written)
     # the objects as written: the page that answers shows them
     for side, total in totals:
@@ -263,17 +262,18 @@ def _write_deal_at_once(
     new: dict[str, Any],
     sides: list[dict[str, Any]],
     event: dict[str, Any],
-    side_totals: list[dict[str, Any]],
+    totals: Sequence[int],
     written: dict[str, Any],
 ) -> int:
     """``_write_deal``'s writes on PostgreSQL, as one statement (``_deal_at_once``):
-    the deal, its sides, its event, the sides' totals and the match's row. Returns the
-    new deal's id. A deal number or key stored meanwhile fails it whole."""
+    the deal, its sides, its event, the sides' totals (``totals``, the game's, by the
+    sides' positions) and the match's row. Returns the new deal's id. A deal number or
+    key stored meanwhile fails it whole."""
     values: dict[str, Any] = {f"deal_{name}": value for name, value in new.items()}
     values.update({f"event_{name}": value for name, value in event.items()})
     columns = (tuple(new), tuple(event), tuple(sides[0]))
     values[upserts.ROWS + "_side"] = upserts.rows_json(sides)
-    values["totals"] = [row["total"] for row in side_totals]  # in the sides' order
+    values["totals"] = list(totals)
     values.update(written)
     deal_id: int = connection.execute(_deal_at_once(*columns), values).scalar_one()
     return deal_id

@@ -255,8 +255,7 @@ def _unrate(
     values = _window(club_id, since, upto)
     if db.session.get_bind().dialect.name == "postgresql":
         query = _unrate_and_last_before(upto is not None)
-        rows = db.session.execute(query, {**values, "seated": seated})
-        return {player_id: Rated(mu, sigma, changed=True) for player_id, mu, sigma in rows}
+        return _to_write_back(db.session.execute(query, {**values, "seated": seated}))
     touched = set(db.session.scalars(_unrate_statement(upto is not None), values))
     return _last_before(club_id, touched | set(seated), since)
 
@@ -459,7 +458,11 @@ def _last_before(club_id: int, player_ids: set[int], since: tuple[date, int]) ->
     if not player_ids:
         return {}
     values = {"club": club_id, "players": sorted(player_ids), **_at("since", since)}
-    rows = db.session.execute(_LAST_BEFORE, values)
+    return _to_write_back(db.session.execute(_LAST_BEFORE, values))
+
+
+def _to_write_back(rows: Any) -> dict[int, Rated]:
+    """Rows of ``_last_before_of`` (player, mu, sigma) as ratings to be written back."""
     return {player_id: Rated(mu, sigma, changed=True) for player_id, mu, sigma in rows}
 
 
