@@ -137,7 +137,7 @@ def refresh(
     from the players' side results (``replace_match`` is the bounded way for a change of a
     counted match).
 
-    Returns, for a match appended, what its probe read (``_any_after``: whether any of its
+    Returns, for a match appended, what its probe read (``_read_after``: whether any of its
     players has a game after it, and the club's ratings' state, which ``ratings`` takes
     from it), else None.
     """
@@ -191,15 +191,18 @@ def _append(
     own: Sequence[SideRecord],
 ) -> Any:
     """Add a just-finished match's records (``own``) to its players' and partnerships'
-    lines in each scope: three statements whatever the history (the lines, whether any of
-    its players has a game after the match, the lines written), and a fourth when one
+    lines in each scope: two statements whatever the history (the lines with whether any
+    of its players has a game after the match, the lines written), and a third when one
     has (how many of each line's games: no more than the lines' streaks need). Returns
-    the probe's row (``_any_after``), or None for a match of guests alone."""
+    the probe's row (``_read_after``), or None for a match of guests alone."""
     players = [p for record in own for p in record.players]
     if not players:
         return None
     pairs = [key for record in own for key in partnership_keys(record)]
-    stored = _read(session, club_id, scopes, players, pairs)
+    # tonight's table, or a table of other players than those of the night's tables that
+    # finished first: none of its players has a game after it, and nothing is counted (a
+    # probe along the club's game order, 0.1 ms on PostgreSQL; the counts cost it 0.5 ms)
+    stored, after = _read_after(session, club_id, scopes, players, pairs, (day, match_id))
     wanted = [
         (scope, kind, stored.get((scope, kind, key)) or line_of(key, []), record)
         for scope in scopes
@@ -207,10 +210,6 @@ def _append(
         for kind, keys in ((PLAYER, player_keys), (PARTNERSHIP, partnership_keys))
         for key in keys(record)
     ]
-    # tonight's table, or a table of other players than those of the night's tables that
-    # finished first: none of its players has a game after it, and nothing is counted (a
-    # probe along the club's game order, 0.1 ms on PostgreSQL; the counts cost it 0.5 ms)
-    after = _any_after(session, club_id, (day, match_id), players)
     newer = (
         _newer(session, club_id, (day, match_id), [found[:3] for found in wanted])
         if after.later
@@ -227,22 +226,38 @@ def _append(
     return after
 
 
-def _any_after(
-    session: Session, club_id: int, place: tuple[date, int], players: Sequence[int]
-) -> Any:
-    """Whether any of ``players`` has a finished game of the club after ``place`` in its
-    game order (``later``): read along that order from ``place``, each side's seats
-    looked up by its ``(player, side)`` index (as ``_sides_of``, so that PostgreSQL does
-    not join every seat the players ever had), stopping at the first. With it, from the
-    club's row, where its stale ratings start (``ratings_stale_on``,
-    ``ratings_stale_match``): what ``ratings.match_finished`` needs to know whether the
-    match is simply rated on top, read in the same statement."""
-    values = {"club": club_id, "day": place[0], "match": place[1], "players": list(players)}
-    return session.execute(_ANY_AFTER, values).one()
+def _read_after(
+    session: Session,
+    club_id: int,
+    scopes: Sequence[int],
+    players: Sequence[int],
+    pairs: Sequence[Key],
+    place: tuple[date, int],
+) -> tuple[dict[tuple[int, str, Key], Line], Any]:
+    """``_read``'s lines of ``players`` and ``pairs`` and the probe of whether any of
+    ``players`` has a finished game of the club after ``place`` (``_ANY_AFTER``), in one
+    statement: the probe's one row with the stored lines joined to it (one row with no
+    line when none is stored). Returns the lines as ``_read`` does and the probe's row."""
+    values = {
+        "club": club_id,
+        "day": place[0],
+        "match": place[1],
+        "players": list(players),
+        "scopes": list(scopes),
+        "members": [members_text(k) for k in (*players, *pairs)],
+    }
+    rows = session.execute(_READ_AFTER, values).all()
+    return _lines_of([row for row in rows if row.id is not None]), rows[0]
 
 
-#: ``_any_after``'s statement, with the values as parameters: built once, as building it
-#: took about as long as running it.
+#: Whether any of the players has a finished game of the club after the match's place in
+#: its game order (``later``): read along that order from the place, each side's seats
+#: looked up by its ``(player, side)`` index (as ``_sides_of``, so that PostgreSQL does not
+#: join every seat the players ever had), stopping at the first. With it, from the club's
+#: row, where its stale ratings start (``ratings_stale_on``, ``ratings_stale_match``):
+#: what ``ratings.match_finished`` needs to know whether the match is simply rated on
+#: top. Its values are parameters: built once, as building it took about as long as
+#: running it.
 _ANY_AFTER = select(
     exists()
     .where(
@@ -264,6 +279,20 @@ _ANY_AFTER = select(
     Club.ratings_stale_on,
     Club.ratings_stale_match,
 ).where(Club.id == bindparam("club", type_=Integer))
+#: The probe's row with the lines ``_read`` reads joined to it (``_read_after``).
+_PROBE = _ANY_AFTER.subquery("probe")
+_READ_AFTER = select(_PROBE, StandingLine.__table__).select_from(
+    _PROBE.outerjoin(
+        StandingLine.__table__,
+        and_(
+            StandingLine.club_id == bindparam("club", type_=Integer),
+            StandingLine.scope.in_(bindparam("scopes", expanding=True, type_=Integer)),
+            StandingLine.members.in_(
+                bindparam("members", expanding=True, type_=StandingLine.members.type)
+            ),
+        ),
+    )
+)
 
 
 def _newer(
@@ -569,7 +598,11 @@ def _read(
     if not texts:
         return {}
     values = {"club": club_id, "scopes": list(scopes), "members": texts}
-    rows = session.execute(_READ, values)
+    return _lines_of(session.execute(_READ, values))
+
+
+def _lines_of(rows: Any) -> dict[tuple[int, str, Key], Line]:
+    """Stored lines' rows by scope, kind and key."""
     found = {}
     for row in rows:
         line = line_from(row)

@@ -98,7 +98,7 @@ def match_finished(
     ``_side_rows`` reads them (the caller has just written them).
 
     ``after``: for a match that was not finished when its transaction began (not
-    ``was_rated``), the row of the standing lines' probe (``aggregates._any_after``),
+    ``was_rated``), the row of the standing lines' probe (``aggregates._read_after``),
     read in the same transaction under the club's lock: whether any of its players has a
     finished game after it (``later``), and the club's stale ratings. When the club's
     ratings are current, that game is rated, so this is what ``_finished_statement``

@@ -372,7 +372,7 @@ def test_a_match_finished_late_reads_no_record_and_counts_what_the_streaks_need(
         assert found[0] == found[1] > 0
 
 
-@pytest.mark.parametrize("read", ["_any_after", "_newer"])
+@pytest.mark.parametrize("read", ["_read_after", "_newer"])
 def test_on_postgresql_a_late_match_s_reads_look_up_seats_side_by_side(ctx, monkeypatch, read):
     """PostgreSQL turned the seat condition spelled with ``EXISTS`` into a hash join over
     every seat the player ever had, for each line: the count read the history. As a

@@ -380,7 +380,7 @@ def test_on_postgresql_a_finished_match_s_probe_reads_each_player_s_newest_point
     place on", that plan scanned every rating point of the club. Spelled as each player's
     newest point, read newest first, the generic plan reads it along the player's index
     too. A match just finished takes what the probe reads from the standing lines' own
-    probe (``aggregates._any_after``); a correction of a finished match runs it. A matter
+    probe (``aggregates._read_after``); a correction of a finished match runs it. A matter
     of PostgreSQL's plans: SQLite's are ``test_write_plans``'s."""
     if db.engine.dialect.name != "postgresql":
         pytest.skip("PostgreSQL's plans; the suite runs on SQLite")
