@@ -61,6 +61,12 @@ from .side_records import ALL_TIME, at_or_after, earlier_than, in_scope, records
 __all__ = ["ALL_TIME", "PARTNERSHIP", "PLAYER", "read_line", "read_lines", "rebuild", "refresh"]
 
 PLAYER, PARTNERSHIP = "player", "partnership"
+#: Every kind of line: always true of a line, this condition lets a read of lines by their
+#: members seek each by its whole unique key (club, scope, kind, members). Without it,
+#: SQLite, which keeps no statistics here, read every line of the club's scope, and lines
+#: grow with a club's people: six lines took 0.57 ms among 2,000 and 4.4 ms among 20,000,
+#: against 0.06 ms sought.
+_KINDS = (PLAYER, PARTNERSHIP)
 WIDTH = 3  # the most players a side has (teams of two or three), for ``_newer_as_arrays``
 BOOKS = {
     "clean": "books_clean",
@@ -287,6 +293,7 @@ _READ_AFTER = select(_PROBE, StandingLine.__table__).select_from(
         and_(
             StandingLine.club_id == bindparam("club", type_=Integer),
             StandingLine.scope.in_(bindparam("scopes", expanding=True, type_=Integer)),
+            StandingLine.kind.in_(_KINDS),
             StandingLine.members.in_(
                 bindparam("members", expanding=True, type_=StandingLine.members.type)
             ),
@@ -614,6 +621,7 @@ def _lines_of(rows: Any) -> dict[tuple[int, str, Key], Line]:
 _READ = select(StandingLine.__table__).where(
     StandingLine.club_id == bindparam("club", type_=Integer),
     StandingLine.scope.in_(bindparam("scopes", expanding=True, type_=Integer)),
+    StandingLine.kind.in_(_KINDS),
     StandingLine.members.in_(bindparam("members", expanding=True, type_=StandingLine.members.type)),
 )
 

@@ -152,3 +152,32 @@ def test_the_check_sees_a_condition_that_reads_the_club_whole(ctx):
     )
     found = wholesale([(spelled_with_or, (club.id, 0, TONIGHT, TONIGHT, 0))])
     assert len(found) == 1 and "rating_points" in found[0]
+
+
+def steps_on(seen: list[tuple[str, Any]], table: str) -> list[str]:
+    """The plan steps of ``seen`` that read ``table``."""
+    connection = db.session.connection()
+    steps = [
+        row[-1]
+        for statement, parameters in seen
+        for row in connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters)
+        if re.search(rf"\b{table}\b", row[-1])
+    ]
+    db.session.rollback()
+    return steps
+
+
+def test_finishing_and_correcting_seek_their_lines_by_their_whole_key(ctx):
+    """A club's lines grow with its people (a line a player and a partnership): the reads
+    of a match's lines seek each by club, scope, kind and members. Without the kind they
+    read every line of the club's scope (SQLite keeps no statistics to see otherwise)."""
+    club = club_with_history()
+    tonight = statements_of(finish(started(club, TONIGHT, 3)))
+    finished = play(club, [("Ann", "Cid"), ("Bob", "Dee")], [[300, 200]] * 4, TONIGHT)
+    reopened = matches.reopen(matches.load_match(finished.row.public_id))
+    entries = [{"melded_points": 100}, {"melded_points": 600}]
+    corrected = statements_of(lambda: matches.correct_deal(reopened, 1, entries, None))
+    for seen in (tonight, corrected):
+        reads = [s for s in steps_on(seen, "standing_lines") if s.startswith("SEARCH")]
+        assert reads, "the lines were read"
+        assert all("kind=? AND members=?" in step for step in reads), reads
