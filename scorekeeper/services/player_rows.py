@@ -28,7 +28,7 @@ from typing import Any
 from sqlalchemy import delete, insert, literal, select, union_all
 from sqlalchemy.orm import Session
 
-from ..engine.rivals import meetings, pair_tallies
+from ..engine.rivals import AGAINST, WITH, meetings, pair_tallies
 from ..engine.standings import OUTCOMES, Key, SideRecord
 from ..models import MatchPlayer, Player, RivalTally, SeatResult, SideResult
 from . import upserts
@@ -90,6 +90,8 @@ def _change_tallies(session: Session, change: dict[PairKey, list[int]]) -> None:
             delete(RivalTally).where(
                 RivalTally.player_id.in_(players),
                 RivalTally.scope.in_(sorted({key[1] for key in emptied})),
+                # every relation: sought by the whole key, not all of a player's tallies
+                RivalTally.relation.in_((AGAINST, WITH)),
                 RivalTally.other_id.in_(players),
                 RivalTally.wins == 0,
                 RivalTally.draws == 0,

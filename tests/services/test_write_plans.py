@@ -167,17 +167,24 @@ def steps_on(seen: list[tuple[str, Any]], table: str) -> list[str]:
     return steps
 
 
-def test_finishing_and_correcting_seek_their_lines_by_their_whole_key(ctx):
-    """A club's lines grow with its people (a line a player and a partnership): the reads
-    of a match's lines seek each by club, scope, kind and members. Without the kind they
-    read every line of the club's scope (SQLite keeps no statistics to see otherwise)."""
+def test_finishing_and_correcting_seek_lines_and_tallies_by_their_whole_key(ctx):
+    """A club's lines and its players' tallies grow with its people (a line a player and
+    a partnership, a tally a pair of players): the reads of a match's lines, and the
+    removal of tallies a correction leaves empty, seek each row by its whole unique key.
+    Without the kind (the relation) they read every line of the club's scope (every
+    tally of the player's scope): SQLite keeps no statistics to see otherwise."""
     club = club_with_history()
     tonight = statements_of(finish(started(club, TONIGHT, 3)))
     finished = play(club, [("Ann", "Cid"), ("Bob", "Dee")], [[300, 200]] * 4, TONIGHT)
     reopened = matches.reopen(matches.load_match(finished.row.public_id))
-    entries = [{"melded_points": 100}, {"melded_points": 600}]
+    entries = [{"melded_points": 100}, {"melded_points": 600}]  # the other side wins now
     corrected = statements_of(lambda: matches.correct_deal(reopened, 1, entries, None))
-    for seen in (tonight, corrected):
-        reads = [s for s in steps_on(seen, "standing_lines") if s.startswith("SEARCH")]
-        assert reads, "the lines were read"
-        assert all("kind=? AND members=?" in step for step in reads), reads
+    wanted = [
+        (tonight, "standing_lines", "kind=? AND members=?"),
+        (corrected, "standing_lines", "kind=? AND members=?"),
+        (corrected, "rival_tallies", "relation=? AND other_id=?"),
+    ]
+    for seen, table, whole_key in wanted:
+        reads = [s for s in steps_on(seen, table) if s.startswith("SEARCH")]
+        assert reads, f"{table} was read"
+        assert all(whole_key in step for step in reads), reads
