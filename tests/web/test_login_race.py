@@ -48,3 +48,52 @@ def test_an_answer_to_a_request_sent_before_the_log_in_sets_no_cookie(
     assert late.status_code == 200
     assert late.headers.getlist("Set-Cookie") == []  # nothing for the phone to keep
     assert phone.get(f"/c/{club_id}").status_code == 200  # still logged in
+
+
+def _signed_in(phone: Any, way: str) -> None:
+    """Log in (an account of the club's) or sign up, as a phone does: the form's token."""
+    page = phone.get(f"/{way}").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page)
+    assert token is not None
+    who = {"username": "keeper" if way == "login" else "newcomer", "password": PASSWORD}
+    answer = phone.post(f"/{way}", data={**who, "csrf_token": token[1]})
+    assert answer.status_code == 303
+
+
+@pytest.mark.parametrize("way", ["login", "signup"])
+@pytest.mark.parametrize("shell_page", ["/", "/offline", "/meld", "/rules"])
+def test_a_form_shown_after_the_log_in_is_accepted_whichever_answer_came_last(
+    app: Flask, way: str, shell_page: str
+) -> None:
+    """After a log-in or sign-up, the phone's next page and the service worker's fetches
+    of the shell leave with the log-in's cookie, and each answer may write the session
+    (the next page's CSRF token, the welcome shown). Whichever of them the phone keeps,
+    the next page's forms must be accepted: the token must not differ between them. It
+    did, made anew by each, and a newcomer's first club was refused ("This page was open
+    too long") when a worker's answer came last."""
+    with app.app_context():
+        club_id = clubs.create_club("Private Tuesdays", visibility="members").public_id
+    give_role(app, club_id, "keeper", "owner")
+    phone = app.test_client()
+    _signed_in(phone, way)
+    signed_in = session_cookie(phone)
+
+    worker = app.test_client()  # sent with the log-in's cookie, as the next page is
+    worker.set_cookie("session", signed_in)
+    assert worker.get(shell_page).status_code == 200
+    page = phone.get("/clubs").get_data(as_text=True)
+    token = re.search(
+        r'action="/clubs".*?name="csrf_token" type="hidden" value="([^"]+)"', page, re.S
+    )
+    assert token is not None
+    worker_kept = worker.get_cookie("session")
+    if worker_kept is not None:  # the worker's answer came last: the phone keeps its cookie
+        phone.set_cookie("session", worker_kept.value)
+    club = {
+        "name": "Thursday",
+        "default_rules": "classic",
+        "min_games": "3",
+        "visibility": "members",
+    }
+    made = phone.post("/clubs", data={"csrf_token": token[1], **club})
+    assert made.status_code == 303, made.status_code

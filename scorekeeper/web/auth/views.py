@@ -14,6 +14,7 @@ from flask import (
     abort,
     current_app,
     flash,
+    g,
     make_response,
     redirect,
     request,
@@ -22,6 +23,7 @@ from flask import (
 )
 from flask_babel import gettext as _
 from flask_login import current_user, login_user, logout_user
+from flask_wtf.csrf import generate_csrf
 from wtforms import SelectChoice
 
 from ...extensions import limiter, login_manager
@@ -84,6 +86,13 @@ def _log_in(account: Any, remember: bool) -> None:
     session.clear()  # a new session: nothing from before the log-in survives
     accounts.start_session(account, remember)
     login_user(account, remember=remember)
+    # Its CSRF token too, written with it: the next page and the service worker's fetches
+    # of the shell all leave with this cookie, and each made a token of its own when it
+    # had none. The phone kept whichever answer came last, and the next page's forms were
+    # refused when that was not the page's (a newcomer's first club: "This page was open
+    # too long"). Flask-WTF keeps a request's token on ``g``: the old session's, here.
+    g.pop(current_app.config["WTF_CSRF_FIELD_NAME"], None)
+    generate_csrf()
 
 
 @bp.route("/login", methods=["GET", "POST"])
