@@ -15,9 +15,8 @@ the statements' wall time from cursor to cursor (the database's work and the dri
 
 Printed: each part's median CPU milliseconds a request and its share of the request's
 median; the last line is one line of JSON. Parts nest (the save holds the lines'
-hook), so the shares do not add up to one. A part that took no time in any request is
-reported as such: a renamed function fails the script (``AttributeError``), a function no
-longer called shows 0.
+hook), so the shares do not add up to one. A renamed function fails the script
+(``AttributeError``); one no longer called shows 0 ms.
 """
 
 from __future__ import annotations
