@@ -75,14 +75,7 @@ def child(uri: str, history: dict[str, Any], mode: str, rounds: int) -> dict[str
         for kind in POSTS:
             public_id = prepared.local[kind][n]
             body = run.deal_post(public_id, form, run.PREPARED[kind][0] + 1, rng)
-            answer = client.post(
-                f"/m/{public_id}/deals",
-                data=body,
-                content_type="application/x-www-form-urlencoded",
-                headers={"HX-Request": "true"},
-            )
-            answer.get_data()
-            answer.close()
+            run.send_deal(client, public_id, body).close()
             for key in PAGES:
                 if client.get(prepared.paths[key]).status_code != 200:
                     raise SystemExit(f"bench: {key} did not answer 200")
