@@ -456,3 +456,47 @@ def test_a_replay_rates_again_the_players_of_the_points_it_deletes_not_only_thos
     ratings.recompute(club.id)
     db.session.commit()
     assert snapshot(club) == kept
+
+
+def test_a_replay_rewrites_in_place_the_points_it_rates_again_and_deletes_the_rest(ctx):
+    """A correction far enough back to replay in the request updates each later point
+    where it is (the same row), rather than deleting and inserting it again; the points
+    of a match taken back are deleted; either way the ratings equal a replay from
+    scratch."""
+    club = clubs.create_club("Tuesday")
+    second = history(club)
+    # points of a club rated after it: a point deleted and inserted again gets a new id
+    # on SQLite too, which would otherwise give the deleted ids again
+    play(clubs.create_club("Other"), [("Eve",), ("Fay",)], four_deals(500, 300))
+
+    def points():
+        db.session.expire_all()
+        rows = db.session.execute(
+            select(
+                RatingPoint.id, RatingPoint.player_id, RatingPoint.match_id, RatingPoint.mu
+            ).where(RatingPoint.club_id == club.id)
+        ).all()
+        return {(row.player_id, row.match_id): (row.id, row.mu) for row in rows}
+
+    before = points()
+    loaded = matches.reopen(matches.load_match(second.public_id))
+    matches.correct_deal(loaded, 1, [{"melded_points": 900}, {"melded_points": 100}], None)
+    after = points()
+    assert not ratings.updating(club.id)
+    assert after.keys() == before.keys()  # 12 points: 3 matches of 4 players
+    later = [key for key in after if key[1] != second.row.id and before[key][1] != after[key][1]]
+    assert later  # the match after the corrected one was rated again…
+    assert all(after[key][0] == before[key][0] for key in after)  # …each point in place
+    kept = snapshot(club)
+    ratings.recompute(club.id)
+    db.session.commit()
+    assert snapshot(club) == kept
+
+    # taken back (its last deal removed): its points go, the later ones stay in place
+    matches.remove_last_deal(matches.reopen(matches.load_match(second.public_id)), 4)
+    taken_back = points()
+    assert {key for key in before if key[1] != second.row.id} == taken_back.keys()
+    kept = snapshot(club)
+    ratings.recompute(club.id)
+    db.session.commit()
+    assert snapshot(club) == kept
