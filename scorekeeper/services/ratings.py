@@ -632,7 +632,7 @@ def _rewrite(points: list[dict[str, Any]]) -> None:
     """Write a replay's rating points: each one the window had (the same player and
     match) is updated in place, the others inserted; one statement (``upserts.upsert``).
     Deleting a window's points and inserting them again cost PostgreSQL three times as
-    much (psql, 96 points of a night entered late: 3.3 ms against 1.1): a deleted row
+    much (psql, 100 points of a night entered late: 3.3 ms against 1.1): a deleted row
     and its new one, each new row's three foreign keys checked and six index entries,
     where an update that leaves the keys as they are checks none."""
     upserts.upsert(
