@@ -218,8 +218,9 @@ class History:
 
 
 #: A match's events with their accounts' current names, in one query, the match bound
-#: when it runs (built once: every save's answer and every match page reads it).
-_TRAIL = (
+#: as ``match`` when it runs (built once: every save's answer and every match page reads
+#: it; a finishing save's with a column more, ``services.matches``).
+TRAIL = (
     select(AuditEvent, Account.username)
     .outerjoin(Account, Account.id == AuditEvent.account_id)
     .where(AuditEvent.match_id == bindparam("match"))
@@ -229,9 +230,14 @@ _TRAIL = (
 
 def history(row: MatchRow, next_deal: int | None) -> History:
     """The match's trail for its page (``next_deal``: the deal to play now, or None)."""
-    found = db.session.execute(_TRAIL, {"match": row.id}).all()
-    events = [event for event, _name in found]
-    names = {event.account_id: name for event, name in found if name is not None}
+    return trail(db.session.execute(TRAIL, {"match": row.id}).all(), next_deal)
+
+
+def trail(found: Sequence[Any], next_deal: int | None) -> History:
+    """The trail of ``TRAIL``'s rows (each an event, then its account's name; columns
+    after those are not read)."""
+    events = [event for event, _name, *_rest in found]
+    names = {event.account_id: name for event, name, *_rest in found if name is not None}
     changes = [_change(e, names) for e in events]
     removal = restorable_removal(events, next_deal)
     restorable = next((c for c in changes if removal and c.id == removal.id), None)

@@ -124,8 +124,12 @@ def rematch_of(row: MatchRow) -> str | None:
     return found
 
 
-#: ``rematch_of``'s query (built once: every finishing save's answer reads it).
+#: ``rematch_of``'s query (built once).
 _REMATCH = select(MatchRow.public_id).where(MatchRow.rematch_of_id == bindparam("match"))
+#: The match's trail (``audit.TRAIL``) with, on each row, the rematch started from it:
+#: what a finishing save's answer reads after its writes, in one round trip, not two
+#: (the subquery does not depend on the row: both databases run it once).
+_TRAIL_AND_REMATCH = audit.TRAIL.add_columns(_REMATCH.scalar_subquery().label("rematch"))
 
 
 def _remember_names(names: Any) -> None:
@@ -322,18 +326,29 @@ def _deal_at_once(
     )
 
 
+def _history_and_rematch(row: MatchRow, game: Match) -> tuple[audit.History, str | None]:
+    """The match's trail, and for a finished match the rematch started from it (None:
+    none, or the match is not finished), read together. A match with no event yet (no
+    save leaves one so: it records an event) has its rematch read on its own."""
+    if not game.finished:
+        return audit.history(row, game.current_deal), None
+    found = db.session.execute(_TRAIL_AND_REMATCH, {"match": row.id}).all()
+    rematch = found[0].rematch if found else rematch_of(row)
+    return audit.trail(found, game.current_deal), rematch
+
+
 def _commit_as_written(row: MatchRow, game: Match) -> AsSaved:
     """Commit, keeping the objects of the session as they were written (the page that
     answers a save shows them: read again, row by row, they cost more than the save), and
     return what else that page shows of the match (``AsSaved``), read in the transaction
     after the writes."""
     session = db.session()
-    history = audit.history(row, game.current_deal)
+    history, rematch = _history_and_rematch(row, game)
     # the version of the match: its row as written (``_write_deal``), its newest event read
     version = live.version_of(
         row.deal_count, row.finished, row.reopened, row.updated_at, history.newest
     )
-    saved = AsSaved(version, history, rematch_of(row) if game.finished else None)
+    saved = AsSaved(version, history, rematch)
     keep = session.expire_on_commit
     session.expire_on_commit = False
     try:

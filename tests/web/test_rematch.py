@@ -6,9 +6,12 @@ from __future__ import annotations
 from flask import Flask
 from flask.testing import FlaskClient
 from helpers import deal_count, enter_deal, new_match_data, show, start_match
+from sqlalchemy import delete
+from sqlalchemy import event as sqlalchemy_event
 from support import owner_client
 
 from scorekeeper.extensions import db
+from scorekeeper.models import AuditEvent
 from scorekeeper.models import Match as MatchRow
 from scorekeeper.services import clubs, matches
 from scorekeeper.services.demo import four_deals, play
@@ -127,3 +130,42 @@ def test_a_save_reads_the_rematch_of_the_match_it_finishes(app: Flask, client: F
         assert finished.saved is not None and finished.saved.rematch == rematch
         assert saved_playing.saved is not None and saved_playing.saved.rematch is None
         assert matches.rematch_of(finished.row) == rematch
+
+
+def test_a_finishing_save_reads_its_trail_and_rematch_in_one_statement(
+    app: Flask, client: FlaskClient
+) -> None:
+    """The answer's trail and rematch are one read after the save's writes, not two; a
+    finished match without any event (none that a save leaves) still finds its rematch."""
+    response = client.post("/matches", data={**new_match_data(), "deals_in_game": "2"})
+    public_id = response.headers["Location"].removeprefix("/m/")
+    for _ in range(2):
+        assert enter_deal(client, public_id, {"melded_points": 50}, {}).status_code == 303
+    rematch = client.post(f"/m/{public_id}/rematch").headers["Location"].removeprefix("/m/")
+    assert client.post(f"/m/{public_id}/reopen").status_code == 303
+    assert client.post(f"/m/{public_id}/deals/2/remove").status_code == 303
+    with app.app_context():
+        loaded = matches.load_match(public_id)
+        assert loaded is not None
+        seen: list[str] = []
+
+        def record(_conn, _cursor, statement, *_rest):
+            text = " ".join(statement.split())
+            if "FROM audit_events" in text or "WHERE matches.rematch_of_id" in text:
+                seen.append(text)
+
+        sqlalchemy_event.listen(db.engine, "before_cursor_execute", record)
+        try:
+            finished, _new = matches.record_deal(loaded, [{"melded_points": 90}, {}], "key-f", 2)
+        finally:
+            sqlalchemy_event.remove(db.engine, "before_cursor_execute", record)
+        assert finished.game.finished
+        assert finished.saved is not None and finished.saved.rematch == rematch
+        assert [e.kind for e in finished.saved.history.changes][:1] == ["recorded"]
+        reads = [s for s in seen if s.startswith("SELECT")]  # the trail, the rematch
+        assert len(reads) == 1 and "WHERE matches.rematch_of_id" in reads[0], reads
+
+        db.session.execute(delete(AuditEvent).where(AuditEvent.match_id == loaded.row.id))
+        history, found = matches._history_and_rematch(finished.row, finished.game)
+        assert found == rematch and history.changes == []
+        db.session.rollback()
