@@ -107,10 +107,9 @@ def test_a_club_match_s_second_rematch_tap_starts_nothing_more(
         assert db.session.query(MatchRow).count() == 2
 
 
-def test_a_save_reads_the_rematch_of_the_match_it_finishes(app: Flask, client: FlaskClient) -> None:
-    """The page answering a finishing save takes the rematch from the save's transaction
-    (``AsSaved``): the one started before the match was reopened and finished again, and
-    none for a match still being played."""
+def _rematched_then_taken_back(client: FlaskClient) -> tuple[str, str]:
+    """A match of two deals, finished, its rematch started, then reopened and its last deal
+    removed: the match's public id and its rematch's."""
     response = client.post("/matches", data={**new_match_data(), "deals_in_game": "2"})
     public_id = response.headers["Location"].removeprefix("/m/")
     for _ in range(2):
@@ -118,6 +117,14 @@ def test_a_save_reads_the_rematch_of_the_match_it_finishes(app: Flask, client: F
     rematch = client.post(f"/m/{public_id}/rematch").headers["Location"].removeprefix("/m/")
     assert client.post(f"/m/{public_id}/reopen").status_code == 303
     assert client.post(f"/m/{public_id}/deals/2/remove").status_code == 303
+    return public_id, rematch
+
+
+def test_a_save_reads_the_rematch_of_the_match_it_finishes(app: Flask, client: FlaskClient) -> None:
+    """The page answering a finishing save takes the rematch from the save's transaction
+    (``AsSaved``): the one started before the match was reopened and finished again, and
+    none for a match still being played."""
+    public_id, rematch = _rematched_then_taken_back(client)
     with app.app_context():
         again = [{"melded_points": 50}, {}]
         playing = matches.load_match(rematch)
@@ -137,13 +144,7 @@ def test_a_finishing_save_reads_its_trail_and_rematch_in_one_statement(
 ) -> None:
     """The answer's trail and rematch are one read after the save's writes, not two; a
     finished match without any event (none that a save leaves) still finds its rematch."""
-    response = client.post("/matches", data={**new_match_data(), "deals_in_game": "2"})
-    public_id = response.headers["Location"].removeprefix("/m/")
-    for _ in range(2):
-        assert enter_deal(client, public_id, {"melded_points": 50}, {}).status_code == 303
-    rematch = client.post(f"/m/{public_id}/rematch").headers["Location"].removeprefix("/m/")
-    assert client.post(f"/m/{public_id}/reopen").status_code == 303
-    assert client.post(f"/m/{public_id}/deals/2/remove").status_code == 303
+    public_id, rematch = _rematched_then_taken_back(client)
     with app.app_context():
         loaded = matches.load_match(public_id)
         assert loaded is not None
