@@ -39,7 +39,6 @@ if str(ROOT) not in sys.path:  # run as a script: make ``bench`` importable
     sys.path.insert(0, str(ROOT))
 
 from bench import run  # noqa: E402
-from bench.soak_client import forms_of  # noqa: E402
 
 MODES = ("plain", "settled")
 PAGES = ("match_finished", "match_form", "standings", "player")
@@ -63,10 +62,7 @@ def child(uri: str, history: dict[str, Any], mode: str, rounds: int) -> dict[str
         else:
             pauses[info["generation"]].append(time.perf_counter() - began[0])
 
-    client = app.test_client()
-    run._log_in(client, prepared)
-    page = client.get(prepared.paths["match_form"]).get_data(as_text=True)
-    form = forms_of(page)[f"{prepared.paths['match_form']}/deals"]
+    client, _page, form = run.scorer_client(app, prepared)
     rng = random.Random(3)
     requests = 0
     gc.callbacks.append(timed)

@@ -627,11 +627,8 @@ def _stylesheets(page: str) -> list[str]:
 def in_process(built: Built, prepared: Prepared, args: argparse.Namespace) -> dict[str, Any]:
     """Median ms and most SQL statements of each request in-process, interleaved rounds."""
     app = create_app({"SQLALCHEMY_DATABASE_URI": built.uri, "SECRET_KEY": args.secret})
-    client = app.test_client()
+    client, page, form = scorer_client(app, prepared)
     floor = floor_app().test_client()
-    _log_in(client, prepared)
-    page = client.get(prepared.paths["match_form"]).get_data(as_text=True)
-    form = forms_of(page)[f"{prepared.paths['match_form']}/deals"]
     css = next((u for u in _stylesheets(page) if u.startswith("/static/css/app.css")), "")
     paths = {"static": css or "/static/css/app.css", **prepared.paths}
     times: dict[str, list[float]] = {key: [] for key in NAMES}
@@ -693,6 +690,16 @@ def in_process(built: Built, prepared: Prepared, args: argparse.Namespace) -> di
         },
         "failures": dict(failures),
     }
+
+
+def scorer_client(app: Any, prepared: Prepared) -> tuple[Any, str, dict[str, str]]:
+    """A test client of ``app`` logged in as the prepared scorer, the page of tonight's
+    match with the deal form as it read it, and that form's fields (what ``deal_post``
+    fills). (``compare.py``'s worker keeps its own, as it does ``send_deal``.)"""
+    client = app.test_client()
+    _log_in(client, prepared)
+    page = client.get(prepared.paths["match_form"]).get_data(as_text=True)
+    return client, page, forms_of(page)[f"{prepared.paths['match_form']}/deals"]
 
 
 def _log_in(client: Any, prepared: Prepared) -> None:

@@ -46,7 +46,6 @@ if str(ROOT) not in sys.path:  # run as a script: make ``bench`` importable
 from sqlalchemy import event  # noqa: E402
 
 from bench import run  # noqa: E402
-from bench.soak_client import forms_of  # noqa: E402
 from scorekeeper.app import create_app  # noqa: E402
 from scorekeeper.config import normalise_db_url  # noqa: E402
 from scorekeeper.extensions import db  # noqa: E402
@@ -63,10 +62,7 @@ def measure(
     """Each request's seconds and each statement's seconds, for ``requests`` POSTs."""
     prepared = run.prepare(built.uri, built.history, 0, requests)
     app = create_app({"SQLALCHEMY_DATABASE_URI": built.uri, "SECRET_KEY": "bench"})
-    client = app.test_client()
-    run._log_in(client, prepared)
-    page = client.get(prepared.paths["match_form"]).get_data(as_text=True)
-    form = forms_of(page)[f"{prepared.paths['match_form']}/deals"]
+    client, _page, form = run.scorer_client(app, prepared)
     rng = random.Random(29)
     totals: list[float] = []
     per: dict[Key, list[float]] = defaultdict(list)
