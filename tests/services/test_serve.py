@@ -175,6 +175,8 @@ def test_a_lone_process_serves_four_requests_at_once_and_each_of_several_one(
         return 0
 
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'unused.sqlite3'}")
+    # a key of its own: else the app makes the checkout's instance/secret_key
+    monkeypatch.setenv("SCOREKEEPER_SECRET_KEY", "test")
     monkeypatch.setattr(cli_commands, "migrate_database", lambda _app: "head")
     monkeypatch.setattr(cli_commands, "announce", lambda _host, _port: [])
     monkeypatch.setattr(keeper, "CAN_KEEP", True)
@@ -680,4 +682,5 @@ def test_each_server_process_is_told_how_many_serve_the_database(
     assert told == {str(workers)}
     monkeypatch.setenv("SCOREKEEPER_SERVER_PROCESSES", str(workers))
     database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
-    assert create_app({"SQLALCHEMY_DATABASE_URI": database}).config["SERVER_PROCESSES"] == workers
+    settings = {"SQLALCHEMY_DATABASE_URI": database, "SECRET_KEY": "test"}
+    assert create_app(settings).config["SERVER_PROCESSES"] == workers
