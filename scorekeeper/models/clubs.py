@@ -55,11 +55,12 @@ class Player(db.Model):  # type: ignore[name-defined,misc]
     """A person in a club; their record follows them from partner to partner."""
 
     __tablename__ = "players"
+    # a name once in a club; also the index a club's players are found by
     __table_args__ = (UniqueConstraint("club_id", "key"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     public_id: Mapped[str] = mapped_column(String(32), unique=True, default=new_public_id)
-    club_id: Mapped[int] = mapped_column(ForeignKey("clubs.id", ondelete="CASCADE"), index=True)
+    club_id: Mapped[int] = mapped_column(ForeignKey("clubs.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(String(40))
     key: Mapped[str] = mapped_column(String(40))  # casefolded name, unique in the club
     rating_mu: Mapped[float | None] = mapped_column(Float, nullable=True)
@@ -137,7 +138,8 @@ class RatingPoint(db.Model):  # type: ignore[name-defined,misc]
     __tablename__ = "rating_points"
     __table_args__ = (
         UniqueConstraint("player_id", "match_id"),
-        # the rating order: what follows a match (services.ratings.replay_from)
+        # the rating order: what follows a match (services.ratings.replay_from); also
+        # the index a club's points are found by
         Index("ix_rating_points_club_order", "club_id", "played_on", "match_id"),
         # a player's points in that order: the last one before a match, the chart's latest
         Index("ix_rating_points_player_order", "player_id", "played_on", "match_id"),
@@ -148,7 +150,7 @@ class RatingPoint(db.Model):  # type: ignore[name-defined,misc]
     id: Mapped[int] = mapped_column(primary_key=True)
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
-    club_id: Mapped[int] = mapped_column(ForeignKey("clubs.id", ondelete="CASCADE"), index=True)
+    club_id: Mapped[int] = mapped_column(ForeignKey("clubs.id", ondelete="CASCADE"))
     played_on: Mapped[date] = mapped_column(Date)
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)

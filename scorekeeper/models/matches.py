@@ -43,9 +43,13 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     """A game of a fixed number of deals, with a frozen copy of its rule set."""
 
     __tablename__ = "matches"
+    # No index holds a column that a deal's save changes (the count of deals, finished,
+    # the winner, the times): PostgreSQL then writes the row's new version in place (a HOT
+    # update), where it added an entry to each of the table's indexes at every deal. The
+    # home page finds a phone's matches by their public ids.
     __table_args__ = (
-        Index("ix_matches_finished_updated", "finished", "updated_at"),
-        # A club's matches newest first (standings' recent list) and one night's tables.
+        # A club's matches newest first (standings' recent list) and one night's tables;
+        # also what a club's deletion finds its matches by.
         Index("ix_matches_club_played", "club_id", "played_on", "id"),
         # One rematch a match; the onlooker links are secrets, so one match each.
         Index("uq_matches_rematch_of_id", "rematch_of_id", unique=True),
@@ -72,7 +76,7 @@ class Match(db.Model):  # type: ignore[name-defined,misc]
     finished_at: Mapped[datetime | None] = mapped_column(db.DateTime(timezone=True), nullable=True)
     # Club matches only (casual matches leave these empty); see models/clubs.py.
     club_id: Mapped[int | None] = mapped_column(
-        ForeignKey("clubs.id", ondelete="SET NULL"), nullable=True, index=True
+        ForeignKey("clubs.id", ondelete="SET NULL"), nullable=True
     )
     season_id: Mapped[int | None] = mapped_column(
         ForeignKey("seasons.id", ondelete="SET NULL"), nullable=True

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import re
+from datetime import date
 from pathlib import Path
+from typing import Any
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from flask_migrate import downgrade, upgrade
-from sqlalchemy import inspect, text
+from sqlalchemy import event, inspect, text
 
 from scorekeeper.app import create_app
+from scorekeeper.engine import PRESETS, Side
 from scorekeeper.extensions import db
+from scorekeeper.services import clubs, matches
 
 
 def _empty_app(tmp_path: Path, dburi: str | None):
@@ -36,4 +41,49 @@ def test_an_empty_database_upgrades_to_head_and_matches_the_models(
         assert differences == []
         downgrade(revision="base")
         assert "matches" not in inspect(db.engine).get_table_names()
+        db.engine.dispose()
+
+
+#: The columns an ``UPDATE`` of the match table sets (SQLite's and PostgreSQL's spelling).
+MATCH_UPDATE = re.compile(r"UPDATE matches SET (.*?) WHERE", re.S)
+
+
+def test_no_index_of_the_match_table_holds_a_column_a_deal_s_save_sets(
+    tmp_path: Path, dburi: str | None
+) -> None:
+    """Every deal's save updates its match row. PostgreSQL writes a row's new version in
+    place (a HOT update), touching no index, only when no indexed column changes; an
+    index on one the save sets (``updated_at`` was one) cost an entry in each of the
+    table's indexes at every deal."""
+    app = _empty_app(tmp_path, dburi)
+    with app.app_context():
+        upgrade()
+        inspector = inspect(db.engine)
+        indexed = set(inspector.get_pk_constraint("matches")["constrained_columns"])
+        for index in (
+            *inspector.get_indexes("matches"),
+            *inspector.get_unique_constraints("matches"),
+        ):
+            indexed.update(index["column_names"])
+        sets: set[str] = set()
+
+        def seen(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+            for columns in MATCH_UPDATE.findall(statement):
+                sets.update(part.split("=")[0].strip() for part in columns.split(","))
+
+        club = clubs.create_club("Tuesday")
+        sides = [Side(("Ann", "Cid")), Side(("Bob", "Dee"))]
+        loaded = clubs.start_club_match(club, PRESETS["classic"], sides, 0, date(2024, 6, 4))
+        event.listen(db.engine, "before_cursor_execute", seen)
+        try:
+            for number in range(1, loaded.game.rules.deals + 1):  # the last one finishes it
+                entries = [{"melded_points": 350}, {"melded_points": 150}]
+                loaded, _ = matches.record_deal(loaded, entries, f"key-{number}", number)
+        finally:
+            event.remove(db.engine, "before_cursor_execute", seen)
+        assert loaded.game.finished
+        assert {"deal_count", "updated_at", "finished", "winner_position"} <= sets
+        assert sets.isdisjoint(indexed), sorted(sets & indexed)
+        db.session.remove()
+        downgrade(revision="base")
         db.engine.dispose()
