@@ -540,6 +540,7 @@ def test_settings_and_key_file_troubles_are_told_in_the_environments_language(
     from scorekeeper.secret_key import instance_secret
 
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/club.sqlite3")
+    monkeypatch.setenv("SCOREKEEPER_SECRET_KEY", "test")  # not the checkout's instance/ key
     monkeypatch.setenv("SCOREKEEPER_PUBLIC_BASE_URL", "scores.example.org")
     err = refused_in("bs", ["migrate"], monkeypatch, capsys)
     assert "SCOREKEEPER_PUBLIC_BASE_URL mora biti adresa na kojoj telefoni" in err
