@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +12,9 @@ from flask_migrate import downgrade, upgrade
 from sqlalchemy import event, inspect, text
 
 from scorekeeper.app import create_app
-from scorekeeper.engine import PRESETS, Side
 from scorekeeper.extensions import db
-from scorekeeper.services import clubs, matches
+from scorekeeper.services import clubs
+from scorekeeper.services.demo import four_deals, play
 
 
 def _empty_app(tmp_path: Path, dburi: str | None):
@@ -72,13 +71,9 @@ def test_no_index_of_the_match_table_holds_a_column_a_deal_s_save_sets(
                 sets.update(part.split("=")[0].strip() for part in columns.split(","))
 
         club = clubs.create_club("Tuesday")
-        sides = [Side(("Ann", "Cid")), Side(("Bob", "Dee"))]
-        loaded = clubs.start_club_match(club, PRESETS["classic"], sides, 0, date(2024, 6, 4))
         event.listen(db.engine, "before_cursor_execute", seen)
-        try:
-            for number in range(1, loaded.game.rules.deals + 1):  # the last one finishes it
-                entries = [{"melded_points": 350}, {"melded_points": 150}]
-                loaded, _ = matches.record_deal(loaded, entries, f"key-{number}", number)
+        try:  # a club match's deals, the last of which finishes it
+            loaded = play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(350, 150))
         finally:
             event.remove(db.engine, "before_cursor_execute", seen)
         assert loaded.game.finished
