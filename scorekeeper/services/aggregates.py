@@ -18,7 +18,7 @@ with. The sums themselves are the engine's (``line_of``).
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from datetime import date
 from typing import Any
@@ -668,24 +668,32 @@ def _stored_as_given(excluded: Any) -> dict[str, Any]:
     }
 
 
-def rebuild(session: Session, club_id: int) -> None:
-    """Recompute every line of the club, all-time and per season, from its side results."""
+def rebuild(session: Session, club_id: int, seasons: Collection[int] | None = None) -> None:
+    """Recompute every line of the club, all-time and per season, from its side results;
+    or, with ``seasons`` (their ids), only those seasons' lines, from their side results
+    alone (a season added or moved: the all-time lines are the same whatever the seasons)."""
     session.flush()
-    session.execute(delete(StandingLine).where(StandingLine.club_id == club_id))
-    rows = session.execute(seats_query().where(SideResult.club_id == club_id))
+    gone = delete(StandingLine).where(StandingLine.club_id == club_id)
+    query = seats_query().where(SideResult.club_id == club_id)
+    if seasons is not None:
+        gone = gone.where(StandingLine.scope.in_(seasons))
+        query = query.where(SideResult.season_id.in_(seasons))
+    session.execute(gone)
+    rows = session.execute(query)
     values = [
         row_values(club_id, scope, kind, line)
-        for scope, kind, line in computed_lines(records_of(rows))
+        for scope, kind, line in computed_lines(records_of(rows), all_time=seasons is None)
     ]
     if values:
         session.execute(insert(StandingLine.__table__), values)
 
 
 def computed_lines(
-    seasoned: Sequence[tuple[int | None, SideRecord]],
+    seasoned: Sequence[tuple[int | None, SideRecord]], *, all_time: bool = True
 ) -> list[tuple[int, str, Line]]:
-    """(scope, kind, line) for every entry, all-time and per season, from scratch."""
-    scopes: dict[int, list[SideRecord]] = {ALL_TIME: [r for _s, r in seasoned]}
+    """(scope, kind, line) for every entry, all-time (unless not ``all_time``) and per
+    season, from scratch."""
+    scopes: dict[int, list[SideRecord]] = {ALL_TIME: [r for _s, r in seasoned]} if all_time else {}
     for season, record in seasoned:
         if season is not None:
             scopes.setdefault(season, []).append(record)

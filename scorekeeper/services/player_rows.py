@@ -21,11 +21,11 @@ an import, in the migration that adds the tables, and as the tests' reference.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import date
 from typing import Any
 
-from sqlalchemy import delete, insert, literal, select, union_all
+from sqlalchemy import and_, delete, insert, literal, select, union_all
 from sqlalchemy.orm import Session
 
 from ..engine.rivals import AGAINST, WITH, meetings, pair_tallies
@@ -122,12 +122,18 @@ def _row(key: PairKey, wins: int, draws: int, losses: int) -> dict[str, Any]:
     }
 
 
-def rebuild(session: Session, club_id: int) -> None:
-    """Recompute the club's seats and tallies, all-time and per season, from side results."""
+def rebuild(session: Session, club_id: int, seasons: Collection[int] | None = None) -> None:
+    """Recompute the club's seats and tallies, all-time and per season, from side results;
+    or, with ``seasons`` (their ids), only those seasons' rows, from their side results
+    alone (as ``aggregates.rebuild``)."""
     session.flush()
     club_players = select(Player.id).where(Player.club_id == club_id)
-    session.execute(delete(SeatResult).where(SeatResult.player_id.in_(club_players)))
-    session.execute(delete(RivalTally).where(RivalTally.player_id.in_(club_players)))
+    results = SideResult.club_id == club_id
+    for model in (SeatResult, RivalTally):
+        gone = delete(model).where(model.player_id.in_(club_players))
+        session.execute(gone if seasons is None else gone.where(model.scope.in_(seasons)))
+    if seasons is not None:
+        results = and_(results, SideResult.season_id.in_(seasons))
     seats = [
         select(
             MatchPlayer.player_id,
@@ -137,16 +143,18 @@ def rebuild(session: Session, club_id: int) -> None:
             SideResult.points_for,
         )
         .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
-        .where(SideResult.club_id == club_id, MatchPlayer.player_id.is_not(None))
+        .where(results, MatchPlayer.player_id.is_not(None))
         for scope in (literal(ALL_TIME), SideResult.season_id)
     ]
     seats[1] = seats[1].where(SideResult.season_id.is_not(None))
     columns = ["player_id", "scope", "match_id", "played_on", "points_for"]
-    session.execute(insert(SeatResult).from_select(columns, union_all(*seats)))
-    seasoned = records_of(session.execute(seats_query().where(SideResult.club_id == club_id)))
+    chosen = union_all(*seats) if seasons is None else seats[1]
+    session.execute(insert(SeatResult).from_select(columns, chosen))
+    seasoned = records_of(session.execute(seats_query().where(results)))
     by_scope: dict[int, list[SideRecord]] = {}
     for season, record in seasoned:
-        for scope in _scopes(season):
+        # with ``seasons``, every result read has one of them: its season's scope alone
+        for scope in _scopes(season)[0 if seasons is None else 1 :]:
             by_scope.setdefault(scope, []).append(record)
     values = [
         _row((player, scope, relation, other), tally.wins, tally.draws, tally.losses)

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from flask_migrate import downgrade, upgrade
-from sqlalchemy import event, func, select, text
+from sqlalchemy import event, func, select, text, update
 
 from scorekeeper.app import create_app
 from scorekeeper.engine import PRESETS, Side
 from scorekeeper.engine.rivals import best_game, head_to_head, pair_tallies, partners
 from scorekeeper.engine.standings import line_of, partnership
 from scorekeeper.extensions import db
-from scorekeeper.models import Player, RivalTally, SeatResult, SideResult, StandingLine
+from scorekeeper.models import Match, Player, RivalTally, SeatResult, SideResult, StandingLine
 from scorekeeper.services import (
     aggregates,
     clubs,
@@ -577,6 +577,53 @@ def test_a_season_added_later_gets_lines_for_the_matches_already_played_in_it(ct
         (spring.id, "player"),
         (spring.id, "partnership"),
     }
+
+
+def test_a_season_added_later_takes_its_games_without_loading_the_club_s_matches(ctx):
+    """Each match and result goes to the season its date falls in (a match with no date
+    of play by the day it was created), in statements over the rows, not match by match:
+    no match of the club is loaded but the one without a date. The lines, seats and
+    tallies, of the new season only rewritten, are then what a rebuild from scratch
+    gives, the older season's and the all-time ones included."""
+    club = clubs.create_club("Tuesday")
+    winter = clubs.add_season(club, "Winter", date(2024, 1, 1), date(2024, 2, 28))
+    days = [date(2024, 1, 10), date(2024, 3, 1), date(2024, 3, 31), date(2024, 4, 1)]
+    sides = [[("Ann", "Bob"), ("Cid", "Dee")], [("Ann",), ("Cid",)]]
+    played = [
+        play(club, sides[n % 2], four_deals(300 + 100 * n, 400), day=day)
+        for n, day in enumerate([*days, date(2024, 5, 2)])
+    ]
+    undated = played[-1].row.id  # dated 2 May when played; created, say, on 20 March
+    db.session.execute(
+        update(Match)
+        .where(Match.id == undated)
+        .values(played_on=None, created_at=datetime(2024, 3, 20, 12, tzinfo=UTC))
+    )
+    db.session.commit()
+    read: list[int] = []
+
+    def seen(target, *_args):
+        read.append(target.id)
+
+    for name in ("load", "refresh"):
+        event.listen(Match, name, seen)
+    try:
+        spring = clubs.add_season(club, "Spring", date(2024, 3, 1), date(2024, 3, 31))
+    finally:
+        for name in ("load", "refresh"):
+            event.remove(Match, name, seen)
+    assert read == [undated]
+    db.session.expire_all()
+    expected = [winter.id, spring.id, spring.id, None, spring.id]
+    found = db.session.scalars(select(Match.season_id).order_by(Match.id))
+    assert list(found) == expected
+    # a result goes by its own date (the undated match's results keep 2 May)
+    by_match = db.session.execute(
+        select(SideResult.match_id, SideResult.season_id).order_by(SideResult.id)
+    )
+    seasons = dict(by_match.all())
+    assert [seasons[match.row.id] for match in played] == [*expected[:4], None]
+    assert_current(club.id)
 
 
 def test_a_removed_match_leaves_no_line_for_players_with_no_other_game(ctx):
