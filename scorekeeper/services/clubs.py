@@ -196,26 +196,27 @@ def _reassign_seasons(club: Club) -> None:
     session = db.session()
     session.flush()  # the new season is in the table the statements read
     matches_table, results = Match.__table__, SideResult.__table__
-    dated = _season_holding(club.id, matches_table.c.played_on)
+    match_season = _season_holding(club.id, matches_table.c.played_on)
     session.execute(
         update(matches_table)
         .where(
             matches_table.c.club_id == club.id,
             matches_table.c.played_on.is_not(None),
-            matches_table.c.season_id.is_distinct_from(dated),
+            matches_table.c.season_id.is_distinct_from(match_season),
         )
-        .values(season_id=dated)
+        .values(season_id=match_season)
     )
     # a match with no date of play (none is started so in a club) goes by its creation
     undated = select(Match).where(Match.club_id == club.id, Match.played_on.is_(None))
     for match in session.scalars(undated):
         season = standings.season_of(match.created_at.date(), club.seasons)
         match.season_id = season.id if season else None
-    dated = _season_holding(club.id, results.c.played_on)
-    moving = and_(results.c.club_id == club.id, results.c.season_id.is_distinct_from(dated))
-    moved = session.execute(select(results.c.season_id, dated).where(moving).distinct())
+    result_season = _season_holding(club.id, results.c.played_on)
+    moving = and_(results.c.club_id == club.id, results.c.season_id.is_distinct_from(result_season))
+    # the seasons results leave and join: those whose rows are rebuilt below
+    moved = session.execute(select(results.c.season_id, result_season).where(moving).distinct())
     seasons = {season for pair in moved for season in pair if season is not None}
-    session.execute(update(results).where(moving).values(season_id=dated))
+    session.execute(update(results).where(moving).values(season_id=result_season))
     if seasons:
         aggregates.rebuild(session, club.id, seasons)
         player_rows.rebuild(session, club.id, seasons)
