@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Collection, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
@@ -54,7 +54,7 @@ from ..engine.standings import (
     retract,
     streak,
 )
-from ..models import Club, MatchPlayer, MatchSide, SideResult, StandingLine
+from ..models import Club, MatchPlayer, MatchSide, Player, SideResult, StandingLine
 from . import upserts
 from .side_records import ALL_TIME, at_or_after, earlier_than, in_scope, records_of, seats_query
 
@@ -132,7 +132,7 @@ def refresh(
     season_id: int | None,
     appended: date | None = None,
     own: Sequence[SideRecord] | None = None,
-) -> Any:
+) -> Probe | None:
     """Rewrite the all-time and season lines of the match's players and partnerships.
 
     ``appended``: the day of a match that has just finished (it had no result rows
@@ -143,9 +143,9 @@ def refresh(
     from the players' side results (``replace_match`` is the bounded way for a change of a
     counted match).
 
-    Returns, for a match appended, what its probe read (``_read_after``: whether any of its
-    players has a game after it, and the club's ratings' state, which ``ratings`` takes
-    from it), else None.
+    Returns, for a match appended, what its probe read (``Probe``: whether any of its
+    players has a game after it, the club's ratings' state and the players' ratings,
+    which ``ratings`` takes from it), else None.
     """
     scopes = tuple(dict.fromkeys((ALL_TIME, season_id or ALL_TIME)))
     if appended is not None:
@@ -164,7 +164,7 @@ def refresh(
     players = [p for ids in seated.values() for p in ids]
     pairs = [partnership(ids) for ids in seated.values() if len(ids) > 1]
     if not players:
-        return
+        return None
     their_sides = select(MatchPlayer.side_id).where(MatchPlayer.player_id.in_(players))
     found: list[Found] = []
     for scope in scopes:
@@ -195,12 +195,12 @@ def _append(
     scopes: tuple[int, ...],
     day: date,
     own: Sequence[SideRecord],
-) -> Any:
+) -> Probe | None:
     """Add a just-finished match's records (``own``) to its players' and partnerships'
     lines in each scope: two statements whatever the history (the lines with whether any
     of its players has a game after the match, the lines written), and a third when one
     has (how many of each line's games: no more than the lines' streaks need). Returns
-    the probe's row (``_read_after``), or None for a match of guests alone."""
+    what the probe read (``Probe``), or None for a match of guests alone."""
     players = [p for record in own for p in record.players]
     if not players:
         return None
@@ -239,67 +239,118 @@ def _read_after(
     players: Sequence[int],
     pairs: Sequence[Key],
     place: tuple[date, int],
-) -> tuple[dict[tuple[int, str, Key], Line], Any]:
-    """``_read``'s lines of ``players`` and ``pairs`` and the probe of whether any of
-    ``players`` has a finished game of the club after ``place`` (``_ANY_AFTER``), in one
-    statement: the probe's one row with the stored lines joined to it (one row with no
-    line when none is stored). Returns the lines as ``_read`` does and the probe's row."""
-    values = {
+) -> tuple[dict[tuple[int, str, Key], Line], Probe]:
+    """``_read``'s lines of ``players`` and ``pairs``, the probe of whether any of
+    ``players`` has a finished game of the club after ``place``, and the players'
+    ratings, in one statement: the probe's one row with the stored lines joined
+    to it (one row with no line when none is stored). Returns the lines as ``_read``
+    does and what the probe read."""
+    asked = sorted(set(players))
+    values: dict[str, Any] = {
         "club": club_id,
         "day": place[0],
         "match": place[1],
-        "players": list(players),
         "scopes": list(scopes),
         "members": [members_text(k) for k in (*players, *pairs)],
     }
-    rows = session.execute(_READ_AFTER, values).all()
-    return _lines_of([row for row in rows if row.id is not None]), rows[0]
+    values.update({f"player{n}": player for n, player in enumerate(asked)})
+    rows = session.execute(_read_after_statement(len(asked)), values).all()
+    first = rows[0]._mapping
+    ratings = {
+        player: (first[f"mu{n}"], first[f"sigma{n}"])
+        for n, player in enumerate(asked)
+        if first[f"player{n}"] is not None
+    }
+    probe = Probe(
+        first["later"],
+        first["ratings_stale_on"],
+        first["ratings_stale_match"],
+        frozenset(asked),
+        ratings,
+    )
+    return _lines_of([row for row in rows if row.id is not None]), probe
 
 
-#: Whether any of the players has a finished game of the club after the match's place in
-#: its game order (``later``): read along that order from the place, each side's seats
-#: looked up by its ``(player, side)`` index (as ``_sides_of``, so that PostgreSQL does not
-#: join every seat the players ever had), stopping at the first. With it, from the club's
-#: row, where its stale ratings start (``ratings_stale_on``, ``ratings_stale_match``):
-#: what ``ratings.match_finished`` needs to know whether the match is simply rated on
-#: top. Its values are parameters: built once, as building it took about as long as
-#: running it.
-_ANY_AFTER = select(
-    exists()
-    .where(
-        SideResult.club_id == bindparam("club", type_=Integer),
+@dataclass(frozen=True)
+class Probe:
+    """What ``_read_after`` read besides the lines, under the club's lock: whether any of
+    the match's players has a finished game of the club after it (``later``), where the
+    club's stale ratings start (``ratings_stale_on``, ``ratings_stale_match``), and the
+    ratings (mu, sigma) of the players ``asked`` about that are the club's
+    (``ratings``): what ``ratings.match_finished`` would read again to rate the match
+    on top (one statement fewer a finish; the club's lock is held from before the
+    probe, so nothing changes them between)."""
+
+    later: bool
+    ratings_stale_on: date | None
+    ratings_stale_match: int | None
+    asked: frozenset[int]
+    ratings: dict[int, tuple[float | None, float | None]]
+
+
+@functools.lru_cache(maxsize=8)
+def _read_after_statement(players: int) -> Any:
+    """``_read_after``'s statement for this many players (``player0``...), with the
+    values as parameters: built once per number of players, as building it took about
+    as long as running it.
+
+    The probe (``later``) is read along the club's game order from the match's place,
+    each side's seats looked up by its ``(player, side)`` index (as ``_sides_of``, so
+    that PostgreSQL does not join every seat the players ever had), stopping at the
+    first. With it, from the club's row, where its stale ratings start; and each
+    player's id (None when the player is not the club's), mu and sigma, each a lookup
+    by the player's key, which PostgreSQL runs once (an ``InitPlan``), not once a line.
+    The lines are joined to that one row."""
+    club = bindparam("club", type_=Integer)
+    ids = [bindparam(f"player{n}", type_=Integer) for n in range(players)]
+    later = exists().where(
+        SideResult.club_id == club,
         tuple_(SideResult.played_on, SideResult.match_id)
         > tuple_(
             bindparam("day", type_=SideResult.played_on.type), bindparam("match", type_=Integer)
         ),
         select(MatchPlayer.id)
-        .where(
-            MatchPlayer.side_id == SideResult.side_id,
-            MatchPlayer.player_id.in_(bindparam("players", expanding=True, type_=Integer)),
-        )
+        .where(MatchPlayer.side_id == SideResult.side_id, MatchPlayer.player_id.in_(ids))
         .limit(1)
         .scalar_subquery()
         .is_not(None),
     )
-    .label("later"),
-    Club.ratings_stale_on,
-    Club.ratings_stale_match,
-).where(Club.id == bindparam("club", type_=Integer))
-#: The probe's row with the lines ``_read`` reads joined to it (``_read_after``).
-_PROBE = _ANY_AFTER.subquery("probe")
-_READ_AFTER = select(_PROBE, StandingLine.__table__).select_from(
-    _PROBE.outerjoin(
-        StandingLine.__table__,
-        and_(
-            StandingLine.club_id == bindparam("club", type_=Integer),
-            StandingLine.scope.in_(bindparam("scopes", expanding=True, type_=Integer)),
-            StandingLine.kind.in_(_KINDS),
-            StandingLine.members.in_(
-                bindparam("members", expanding=True, type_=StandingLine.members.type)
+
+    def of_player(name: str, column: Any, n: int) -> Any:
+        found = select(column).where(Player.id == ids[n], Player.club_id == club)
+        return found.scalar_subquery().label(f"{name}{n}")
+
+    probe = (
+        select(
+            later.label("later"),
+            Club.ratings_stale_on,
+            Club.ratings_stale_match,
+            *(
+                of_player(name, column, n)
+                for n in range(players)
+                for name, column in (
+                    ("player", Player.id),
+                    ("mu", Player.rating_mu),
+                    ("sigma", Player.rating_sigma),
+                )
             ),
-        ),
+        )
+        .where(Club.id == club)
+        .subquery("probe")
     )
-)
+    return select(probe, StandingLine.__table__).select_from(
+        probe.outerjoin(
+            StandingLine.__table__,
+            and_(
+                StandingLine.club_id == club,
+                StandingLine.scope.in_(bindparam("scopes", expanding=True, type_=Integer)),
+                StandingLine.kind.in_(_KINDS),
+                StandingLine.members.in_(
+                    bindparam("members", expanding=True, type_=StandingLine.members.type)
+                ),
+            ),
+        )
+    )
 
 
 def _newer(

@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openskill.models import PlackettLuce
 from sqlalchemy import (
@@ -44,6 +44,9 @@ from ..extensions import db
 from ..models import Club, MatchPlayer, Player, RatingPoint, SideResult
 from . import locks, upserts
 from .side_records import at_or_after, earlier_than
+
+if TYPE_CHECKING:
+    from .aggregates import Probe
 
 MODEL = PlackettLuce()  # default mu 25, sigma 25/3: deterministic, no randomness
 START_MU, START_SIGMA = MODEL.mu, MODEL.sigma
@@ -92,21 +95,22 @@ def match_finished(
     played_on: date,
     was_rated: bool,
     seats: Sequence[tuple[int, int, date, int, int | None]],
-    after: Any = None,
+    after: Probe | None = None,
 ) -> None:
     """Rate a finished match: on top of the current ratings when it is the newest, else as
     a change of the history from it (``match_changed``). ``seats`` are its seats as
     ``_side_rows`` reads them (the caller has just written them).
 
     ``after``: for a match that was not finished when its transaction began (not
-    ``was_rated``), the row of the standing lines' probe (``aggregates._read_after``),
-    read in the same transaction under the club's lock: whether any of its players has a
-    finished game after it (``later``), and the club's stale ratings. When the club's
-    ratings are current, that game is rated, so this is what ``_finished_statement``
-    would read, and its statement is saved. (Where the match was rated, which that
-    statement also reads, is no matter here: a match that is not finished has no rating
-    point once its change is rated, and while the club's ratings are stale, they are
-    stale from before any point it still has.)"""
+    ``was_rated``), what the standing lines' probe read (``aggregates.Probe``), in the
+    same transaction under the club's lock: whether any of its players has a finished
+    game after it (``later``), the club's stale ratings, and the players' ratings. When
+    the club's ratings are current, that game is rated, so this is what
+    ``_finished_statement`` would read, and its statement is saved; so is ``_players``'
+    read of the players it rates. (Where the match was rated, which that statement also
+    reads, is no matter here: a match that is not finished has no rating point once its
+    change is rated, and while the club's ratings are stale, they are stale from before
+    any point it still has.)"""
     seated = sorted({player for *_rest, player in seats if player is not None})
     if after is not None and not was_rated:
         found = _Found(None, after.ratings_stale_on, after.ratings_stale_match, after.later)
@@ -117,7 +121,10 @@ def match_finished(
     if was_rated or found is None or found.later or _stale_of(found) is not None:
         _changed(club_id, match_id, played_on, found)
         return
-    players = _players(club_id, set(seated))
+    if after is not None and after.asked.issuperset(seated):  # read with the probe
+        players = {p: Rated(*after.ratings[p]) for p in seated if p in after.ratings}
+    else:
+        players = _players(club_id, set(seated))
     _store(_rate(club_id, seats, players))
     _keep(players)
 

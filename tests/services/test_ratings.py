@@ -220,23 +220,28 @@ def test_finishing_a_match_costs_the_same_statements_whatever_the_history_before
 def test_a_match_appended_reads_its_own_players_only(ctx, monkeypatch):
     """Rating tonight's match loads the four who played it, not every player the club has
     had (a club of hundreds of occasional players paid for all of them at each finish);
-    the ratings still equal a replay."""
+    their ratings come with the standing lines' probe (``aggregates.Probe``), not from a
+    read of their own; the ratings still equal a replay."""
     club = clubs.create_club("Tuesday")
     for week, guests in enumerate([("Gus", "Hal"), ("Ivy", "Jo"), ("Kai", "Lu")]):
         play(
             club, [("Ann", guests[0]), (guests[1], "Dee")], four_deals(500, 300), history_day(week)
         )
     loaded = []
-    players = ratings._players
+    rate, players = ratings._rate, ratings._players
 
-    def watched(club_id, only=None):
-        found = players(club_id, only)
+    def watched(club_id, seats, found):
         loaded.append(sorted(db.session.get(Player, player_id).name for player_id in found))
-        return found
+        return rate(club_id, seats, found)
 
-    monkeypatch.setattr(ratings, "_players", watched)
+    def read(club_id, only=None):
+        raise AssertionError("the players' ratings read again, not taken from the probe")
+
+    monkeypatch.setattr(ratings, "_rate", watched)
+    monkeypatch.setattr(ratings, "_players", read)
     play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(700, 100), history_day(3))
     assert loaded == [["Ann", "Bob", "Cid", "Dee"]]  # not Gus, Hal, Ivy, Jo, Kai or Lu
+    monkeypatch.setattr(ratings, "_rate", rate)
     monkeypatch.setattr(ratings, "_players", players)
     incremental = snapshot(club)
     assert len(incremental[0]) == 10
