@@ -53,7 +53,9 @@ def lock_club(session: Session, club_id: int) -> None:
     """Lock the club row (after any match: see the module). The lock is the ``UPDATE``
     that moves the club's data version on (``club_versions.move``: what is written under
     this lock moves its kept pages on). The club's version and seasons, if the session
-    holds the club, are read again when next used."""
+    holds the club, are read again when next used. Inside ``upserts.together`` (on
+    PostgreSQL) the lock is taken when the block's writes are sent, at its end: nothing
+    in the block may read what the lock guards."""
     club_versions.move(session, club_id)
     club = session.identity_map.get(session.identity_key(Club, club_id))
     if club is not None:

@@ -58,19 +58,20 @@ def write_results(
     (``was_finished``: as ``match_changed``'s)."""
     session.flush()
     # The match's own side results first: the match is locked already, and nobody else
-    # reads them as this transaction leaves them until it commits. On PostgreSQL they are
-    # thus written before the club's lock, not while the club's other writers wait.
+    # reads them as this transaction leaves them until it commits.
     # what the rows count of it (none for a match that was not finished)
     before = side_records.records_before(session, row.id) if was_finished else None
     if before is not None:  # a deal of a match being played has no rows to delete
         session.execute(delete(SideResult).where(SideResult.match_id == row.id))
     results = side_results(row, game) if game.finished else []
-    # one statement, no ids read back: nothing here holds the rows
-    upserts.insert_rows(session, SideResult.__table__, results)
-    # One writer per club at a time: the lines and ratings below are read-then-write over
-    # the club's players (the match, then the club: locks). A deal of a match being played
-    # takes it too, for the club's version it moves on (its kept pages).
-    locks.lock_club(session, row.club_id)
+    # On PostgreSQL the rows go with the club's lock below, one statement and one round
+    # trip (``upserts.together``: a lock is an ``UPDATE``); no ids read back.
+    with upserts.together(session):
+        upserts.insert_rows(session, SideResult.__table__, results)
+        # One writer per club at a time: the lines and ratings below are read-then-write
+        # over the club's players (the match, then the club: locks). A deal of a match
+        # being played takes it too, for the club's version it moves on (its kept pages).
+        locks.lock_club(session, row.club_id)
     if not results and before is None:
         return
     # what was just written, as records and as seats to rate, taken from the rows written

@@ -69,7 +69,7 @@ def together(session: Session) -> Iterator[None]:
     if session.get_bind().dialect.name != "postgresql" or HELD in session.info:
         yield
         return
-    held: list[tuple[tuple[Any, ...], dict[str, str]]] = []
+    held: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
     session.info[HELD] = held
     try:
         yield
@@ -78,7 +78,16 @@ def together(session: Session) -> Iterator[None]:
     _send(session, held)
 
 
-def _hold(session: Session, shape: tuple[Any, ...], values: dict[str, str]) -> bool:
+def execute(session: Session, build: Callable[[str], Any], values: dict[str, Any]) -> None:
+    """Run the statement ``build("")`` with ``values``; inside ``together`` (PostgreSQL),
+    held and sent with the other writes, built by ``build`` with its parameters' names
+    ending in the suffix it is given (``values`` are renamed so). ``build`` is called
+    once for each suffix (keep it cached)."""
+    if not _hold(session, ("statement", build), values):
+        session.execute(build(""), values)
+
+
+def _hold(session: Session, shape: tuple[Any, ...], values: dict[str, Any]) -> bool:
     """Keep a write for ``together``'s end if a ``together`` is open (True), else False."""
     held = session.info.get(HELD)
     if held is None:
@@ -87,11 +96,11 @@ def _hold(session: Session, shape: tuple[Any, ...], values: dict[str, str]) -> b
     return True
 
 
-def _send(session: Session, held: list[tuple[tuple[Any, ...], dict[str, str]]]) -> None:
+def _send(session: Session, held: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> None:
     """The writes ``together`` held, as one statement (``_combined``)."""
     if not held:
         return
-    values: dict[str, str] = {}
+    values: dict[str, Any] = {}
     for n, (_shape, rows) in enumerate(held):
         values.update({f"{name}_{n}": text for name, text in rows.items()})
     session.execute(_combined(tuple(shape for shape, _values in held)), values)
@@ -110,8 +119,11 @@ def _combined(shapes: tuple[tuple[Any, ...], ...]) -> Any:
 
 
 def _written(shape: tuple[Any, ...], suffix: str) -> Any:
-    """The statement of one held write: ``("insert", table, columns, unique, changes)``
-    or ``("update", table, key, columns)``, its rows bound with ``suffix`` added."""
+    """The statement of one held write: ``("insert", table, columns, unique, changes)``,
+    ``("update", table, key, columns)`` or ``("statement", build)`` (``execute``), its
+    values bound with ``suffix`` added."""
+    if shape[0] == "statement":
+        return shape[1](suffix)
     if shape[0] == "update":
         _kind, table, key, columns = shape
         return _update_from_rows(table, key, columns, suffix)

@@ -127,9 +127,10 @@ def parts(statement: str, kinds: dict[str, Any]) -> list[tuple[int, str]]:
 def test_a_match_s_own_results_are_written_before_the_club_s_lock_and_the_rest_after(ctx):
     """The club's lock (the ``UPDATE`` of its version) makes the club's writers take turns
     on PostgreSQL. A match's own side results, which only its own writers (holding the
-    match) touch, are read, deleted and written before it, so that the others do not wait
-    for them; the standing lines, the player page's rows and the ratings, read over the
-    club's players, after it."""
+    match) touch, are read, deleted and written before it or with it (on PostgreSQL in
+    the lock's own statement), so that the others do not wait for them; the standing
+    lines, the player page's rows and the ratings, read over the club's players, after
+    it."""
     club = clubs.create_club("Tuesday", min_games=1)
     ran: list[str] = []
 
@@ -159,6 +160,37 @@ def test_a_match_s_own_results_are_written_before_the_club_s_lock_and_the_rest_a
         assert order() == ["results", "lock", "lines", "seats", "ratings"]
     finally:
         event.remove(db.engine, "before_cursor_execute", executed)
+
+
+def test_on_postgresql_a_finish_s_results_go_with_the_club_s_lock(ctx):
+    """On PostgreSQL a finished match's side results are inserted by the statement that
+    takes the club's lock (a data-modifying ``WITH`` of its ``UPDATE``): one round trip,
+    not two. The lock is still taken before the lines are read (the probe comes after
+    it), and the rows are stored as they would be one by one."""
+    if db.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite sends each write as it is made")
+    club = clubs.create_club("Tuesday", min_games=1)
+    ran: list[str] = []
+
+    def executed(_conn, _cursor, statement, _parameters, _context, _many):
+        ran.append(" ".join(statement.split()))
+
+    event.listen(db.engine, "before_cursor_execute", executed)
+    try:
+        play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300))
+    finally:
+        event.remove(db.engine, "before_cursor_execute", executed)
+    results = [n for n, s in enumerate(ran) if "INSERT INTO side_results" in s]
+    locks = [n for n, s in enumerate(ran) if "UPDATE clubs SET data_version" in s]
+    probes = [n for n, s in enumerate(ran) if "probe.later" in s]
+    assert len(results) == 1 and results == locks[-1:]  # the finish's lock is its statement
+    assert probes and probes[0] > results[0]
+    stored = db.session.execute(
+        select(SideResult.position, SideResult.outcome, SideResult.points_for)
+        .where(SideResult.club_id == club.id)
+        .order_by(SideResult.position)
+    ).all()
+    assert [tuple(row) for row in stored] == [(0, "win", 500), (1, "loss", 300)]
 
 
 def test_on_postgresql_a_finish_s_writes_go_as_one_statement_psycopg_keeps_parsed(ctx):
