@@ -58,14 +58,15 @@ HELD = "upserts_held"
 
 @contextmanager
 def together(session: Session) -> Iterator[None]:
-    """On PostgreSQL, hold back the writes of ``upsert``, ``insert_rows`` and
-    ``update_rows`` made inside, and send them as one statement at the end (``_send``),
-    in the order they were made: each is a data-modifying ``WITH`` of the last, so one
-    execution and one round trip for them all. PostgreSQL runs such parts on one
-    snapshot, in no set order: the writes held must be to different tables, and nothing
-    inside may read what one of them writes (the caller's part). Nothing is sent when
-    the block raises (the transaction is to be rolled back). On SQLite, and inside
-    another ``together``, each write is sent when made, as outside."""
+    """On PostgreSQL, hold back the writes of ``upsert``, ``insert_rows``,
+    ``update_rows`` and ``execute`` made inside, and send them as one statement at the
+    end (``_send``), in the order they were made: each is a data-modifying ``WITH`` of
+    the last, so one execution and one round trip for them all. PostgreSQL runs such
+    parts on one snapshot, in no set order: the writes held must be to different
+    tables, and nothing inside may read what one of them writes (the caller's part).
+    Nothing is sent when the block raises (the transaction is to be rolled back). On
+    SQLite each write is sent when made, as outside; inside another ``together``, the
+    writes are held for the outer one's end."""
     if session.get_bind().dialect.name != "postgresql" or HELD in session.info:
         yield
         return

@@ -9,6 +9,7 @@ execution there (a finish writes some fifty kept rows under the club's lock).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -27,8 +28,10 @@ from sqlalchemy import (
     String,
     Table,
     UniqueConstraint,
+    bindparam,
     event,
     select,
+    update,
 )
 
 from scorekeeper.database import UnstorableText
@@ -320,6 +323,42 @@ def test_on_postgresql_writes_together_are_one_execution_of_one_text(
     assert executions[1][0] == executions[2][0]
     assert len(session.scalars(select(SEEN.c.id)).all()) == 7
     assert session.scalar(select(RATED.c.mu).where(RATED.c.id == 1)) == 2.5
+
+
+@functools.lru_cache(maxsize=4)
+def rated_note(suffix: str) -> Any:
+    """An ``UPDATE`` for ``upserts.execute``: its values named with ``suffix`` added."""
+    return (
+        update(RATED)
+        .where(RATED.c.id == bindparam(f"which{suffix}"))
+        .values(note=bindparam(f"text{suffix}"))
+    )
+
+
+def test_a_statement_executed_inside_together_goes_with_the_writes(
+    session: Any, executions: list[tuple[str, bool]]
+) -> None:
+    """``execute`` runs any statement built for a suffix (the club's lock, an ``UPDATE``):
+    outside ``together`` at once, inside it held and sent with the block's writes, as
+    the last part on PostgreSQL (one execution), its values renamed to its suffix; what
+    is stored is the same on both databases."""
+    upserts.insert_rows(session, RATED, [{"id": i, "mu": None, "note": "old"} for i in (1, 2)])
+    executions.clear()
+    upserts.execute(session, rated_note, {"which": 1, "text": "alone"})
+    assert len(executions) == 1
+    executions.clear()
+    with upserts.together(session):
+        upserts.insert_rows(session, SEEN, [{"player": 4, "played_on": None}])
+        upserts.execute(session, rated_note, {"which": 2, "text": "with"})
+    postgresql = session.get_bind().dialect.name == "postgresql"
+    assert len(executions) == (1 if postgresql else 2)
+    if postgresql:
+        assert (
+            executions[0][0].startswith("WITH") and "UPDATE test_upsert_rated" in (executions[0][0])
+        )
+    notes = session.execute(select(RATED.c.id, RATED.c.note).order_by(RATED.c.id))
+    assert [tuple(r) for r in notes] == [(1, "alone"), (2, "with")]
+    assert session.scalars(select(SEEN.c.player)).all() == [4]
 
 
 def test_writes_held_are_not_sent_when_the_block_raises(
