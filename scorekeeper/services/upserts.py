@@ -82,8 +82,9 @@ def together(session: Session) -> Iterator[None]:
 def execute(session: Session, build: Callable[[str], Any], values: dict[str, Any]) -> None:
     """Run the statement ``build("")`` with ``values``; inside ``together`` (PostgreSQL),
     held and sent with the other writes, built by ``build`` with its parameters' names
-    ending in the suffix it is given (``values`` are renamed so). ``build`` is called
-    once for each suffix (keep it cached)."""
+    ending in the suffix it is given (``values`` are renamed so). Outside ``together``
+    ``build`` is called at every run: give a cached one (``functools.lru_cache``), so
+    the statement is built once and its compiled form kept."""
     if not _hold(session, ("statement", build), values):
         session.execute(build(""), values)
 
@@ -103,7 +104,7 @@ def _send(session: Session, held: list[tuple[tuple[Any, ...], dict[str, Any]]]) 
         return
     values: dict[str, Any] = {}
     for n, (_shape, rows) in enumerate(held):
-        values.update({f"{name}_{n}": text for name, text in rows.items()})
+        values.update({f"{name}_{n}": value for name, value in rows.items()})
     session.execute(_combined(tuple(shape for shape, _values in held)), values)
 
 
