@@ -165,7 +165,7 @@ def add_season(club: Club, name: str, starts_on: date, ends_on: date) -> Season:
     locks.lock_club_matches(db.session, club.id)
     locks.lock_club(db.session, club.id)
     if ends_on < starts_on:
-        raise ClubError([Problem("ends_on", "A season cannot end before it starts.")])
+        raise ClubError([Problem("ends_on", _("A season cannot end before it starts."))])
     for other in club.seasons:
         if starts_on <= other.ends_on and other.starts_on <= ends_on:
             raise ClubError(

@@ -268,6 +268,14 @@ def test_a_season_is_added_from_the_settings_and_a_backwards_one_refused(client,
     assert bad.status_code == 422
     assert "cannot end before it starts" in bad.get_data(as_text=True)
     assert "Spring" in client.get(f"/c/{club}").get_data(as_text=True)
+    # in the reader's language, beside the field, as the form's own messages are
+    czech = client.post(
+        f"/c/{club}/seasons",
+        data={"name": "Odd", "starts_on": "2024-08-02", "ends_on": "2024-08-01"},
+        headers={"Accept-Language": "cs"},
+    )
+    assert czech.status_code == 422
+    assert "Sezóna nemůže skončit dřív, než začne." in czech.get_data(as_text=True)
 
 
 def test_club_night_shows_todays_tables_with_live_totals(client, app):
