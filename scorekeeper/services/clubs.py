@@ -30,7 +30,7 @@ def create_club(
 ) -> Club:
     """Save a new club (the web form asks who may see it, members-only by default)."""
     if visibility not in ("public", "members"):
-        raise ClubError([Problem("visibility", "Choose who can see the club.")])
+        raise ClubError([Problem("visibility", _("Choose who can see the club."))])
     club = Club(
         name=name.strip(),
         default_rules=_rules_id(default_rules),
@@ -54,7 +54,7 @@ def update_visibility(club: Club, visibility: str) -> Club:
     """``public``: standings, player pages and club night readable without logging in;
     ``members``: only by the club's accounts."""
     if visibility not in ("public", "members"):
-        raise ClubError([Problem("visibility", "Choose who can see the club.")])
+        raise ClubError([Problem("visibility", _("Choose who can see the club."))])
     club.visibility = visibility
     db.session.commit()
     return club
@@ -130,9 +130,9 @@ def add_player(club: Club, name: str) -> Player:
 def _new_player(club: Club, name: str) -> Player:
     name = " ".join(name.split())
     if not name:
-        raise ClubError([Problem("name", "Type a name.")])
+        raise ClubError([Problem("name", _("Type a name."))])
     if _by_key(club, name) is not None:
-        raise ClubError([Problem("name", f"{name} is already in this club.")])
+        raise ClubError([Problem("name", _("%(name)s is already in this club.", name=name))])
     player = Player(club=club, name=name, key=name.casefold())
     db.session.add(player)
     db.session.flush()

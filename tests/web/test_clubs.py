@@ -228,6 +228,14 @@ def test_adding_a_player_twice_is_refused_beside_the_name(client, club):
     again = client.post(f"/c/{club}/players", data={"name": " walt "})
     assert again.status_code == 422
     assert "already in this club" in again.get_data(as_text=True)
+    # in the reader's language; a name of spaces alone is refused as an empty one
+    czech = {"Accept-Language": "cs"}
+    twice = client.post(f"/c/{club}/players", data={"name": "WALT"}, headers=czech)
+    assert twice.status_code == 422
+    assert "WALT už v klubu je." in twice.get_data(as_text=True)
+    blank = client.post(f"/c/{club}/players", data={"name": "   "}, headers=czech)
+    assert blank.status_code == 422
+    assert "Napište jméno." in blank.get_data(as_text=True)
 
 
 def test_the_player_page_shows_record_partners_rivals_and_two_charts(client, club, app):
