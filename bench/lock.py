@@ -1,0 +1,225 @@
+"""How long each POST holds its club's lock, and so how many a second one club can take
+(issue 17).
+
+    python bench/lock.py [--kinds deal_post,finish_late_post,finish_post] [--size 1000]
+                         [--requests 20] [--database-url URL] [--cache-dir DIR | --no-cache]
+
+Every write of a club's deals takes the club's lock (``services.locks``) and holds it to
+its ``COMMIT``: one writer of a club at a time, whatever the processes and cores. A POST
+that holds it for L milliseconds can be answered at most 1000 / L times a second for one
+club, however fast the rest of the request is; with sixteen phones of one club writing at
+once, that ceiling, not the CPU, is what their p95 waits for when it is the lower of the
+two. This measures L in-process, on ``run.py``'s cached club of ``--size`` matches:
+``--requests`` POSTs of each kind of ``--kinds`` (``run.py``'s), the kinds one after the
+other in that order (as ``run.py`` serves them: a late night's finishes before tonight's,
+so that each rates again in the request the few matches after it, not more than
+``ratings.IN_REQUEST``), sent as htmx sends them, logged in as a scorer.
+
+The lock is held from the statement that takes it to the end of the ``COMMIT``: on
+PostgreSQL the ``UPDATE`` of the club's row (``club_versions``; inside a save's first
+``upserts.together`` block, the statement that also writes the side results), on SQLite
+the ``BEGIN IMMEDIATE`` that takes the database's write lock. Reported per kind, medians:
+the time held (``held_ms``), the statements run while it is held and their wall time
+(cursor to cursor: the database's work, the driver's and the round trips), the rest
+(``python_ms``: the app's work between them, and the ``COMMIT``'s own), and the ceiling
+(``ceiling_rps``, 1000 / ``held_ms``). Compare the ceiling with ``run.py``'s served
+throughput of the same POST: where they are close, the lock is what the POST waits for.
+
+The last line is one line of JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: make ``bench`` importable
+    sys.path.insert(0, str(ROOT))
+
+from sqlalchemy import event  # noqa: E402
+from sqlalchemy.orm import Session  # noqa: E402
+
+from bench import run  # noqa: E402
+from scorekeeper.app import create_app, settle  # noqa: E402
+from scorekeeper.config import normalise_db_url  # noqa: E402
+from scorekeeper.extensions import db  # noqa: E402
+from scorekeeper.web import background  # noqa: E402
+
+#: The statement that takes a club's lock, by a part of its text, per database.
+TAKES_THE_LOCK = {"postgresql": "UPDATE clubs SET data_version", "sqlite": "BEGIN IMMEDIATE"}
+KINDS = ("deal_post", "finish_late_post", "finish_post")
+
+
+@dataclass
+class Held:
+    """The club's lock in the request under way (when it was taken and let go, and the
+    statements run meanwhile), and what each request's was."""
+
+    dialect: str
+    taken: float | None = None
+    released: float | None = None
+    statements: int = 0
+    statement_s: float = 0.0
+    started: float = 0.0
+    found: list[tuple[float, int, float]] = field(default_factory=list)  # per request
+
+    def before(self, statement: str) -> None:
+        if self.released is not None:
+            return
+        if self.taken is None and TAKES_THE_LOCK[self.dialect] in statement:
+            self.taken = time.perf_counter()
+        self.started = time.perf_counter()
+
+    def after(self) -> None:
+        if self.taken is not None and self.released is None:
+            self.statements += 1
+            self.statement_s += time.perf_counter() - self.started
+
+    def committed(self) -> None:
+        """A ``COMMIT`` has ended: the lock, if taken, is let go (the first one)."""
+        if self.taken is not None and self.released is None:
+            self.released = time.perf_counter()
+
+    def end_request(self) -> None:
+        """Keep what the request held (nothing, if it took no lock), and start again."""
+        if self.taken is not None and self.released is not None:
+            held = self.released - self.taken
+            self.found.append((held, self.statements, self.statement_s))
+        self.taken = self.released = None
+        self.statements, self.statement_s = 0, 0.0
+
+
+def measure(built: run.Built, kinds: Sequence[str], requests: int) -> dict[str, Held]:
+    """Send ``requests`` POSTs of each kind in-process, kind after kind; each one's lock
+    timed."""
+    prepared = run.prepare(built.uri, built.history, 0, requests, tuple(kinds))
+    # as one of ``serve``'s processes (two by default): on SQLite, a POST reads before its
+    # turn at the write lock (``database.reads_before_writing``), as served
+    app = create_app(
+        {"SQLALCHEMY_DATABASE_URI": built.uri, "SECRET_KEY": "bench", "SERVER_PROCESSES": 2}
+    )
+    client, _page, form = run.scorer_client(app, prepared)
+    rng = random.Random(31)
+    with app.app_context():
+        engine = db.engine
+    dialect = engine.dialect.name
+    now: list[Held] = []
+
+    def before(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if now:
+            now[0].before(statement)
+
+    def after(*_args: Any) -> None:
+        if now:
+            now[0].after()
+
+    def committed(_session: Any) -> None:
+        if now:
+            now[0].committed()
+
+    event.listen(engine, "before_cursor_execute", before)
+    event.listen(engine, "after_cursor_execute", after)
+    event.listen(Session, "after_commit", committed)
+    found: dict[str, Held] = {}
+    try:
+        settle(app)  # as ``serve``'s processes are: the app out of the collector's reach
+        for kind in kinds:
+            held = found[kind] = Held(dialect)
+            now[:] = [held]
+            for public_id in prepared.local[kind]:
+                body = run.deal_post(public_id, form, run.PREPARED[kind][0] + 1, rng)
+                response = run.send_deal(client, public_id, body)
+                if response.status_code != 200:
+                    raise SystemExit(f"bench: the POST answered {response.status_code}")
+                response.close()  # as a server does, once the answer is sent
+                held.end_request()
+                now.clear()  # a catch-up of ratings after the answer is not the POST's
+                background.join()
+                now[:] = [held]
+    finally:
+        gc.unfreeze()  # the caller's objects back in reach (a test suite runs on)
+        event.remove(engine, "before_cursor_execute", before)
+        event.remove(engine, "after_cursor_execute", after)
+        event.remove(Session, "after_commit", committed)
+        engine.dispose()
+    return found
+
+
+def report(found: dict[str, Held]) -> dict[str, dict[str, float]]:
+    """Each kind's medians in milliseconds, and the ceiling they give."""
+    figures = {}
+    for kind, held in found.items():
+        taken = held.found
+        if not taken:
+            raise SystemExit(f"bench: no {kind} took the club's lock")
+        ms = statistics.median(seconds for seconds, _n, _s in taken) * 1000
+        sql = statistics.median(seconds for _held, _n, seconds in taken) * 1000
+        figures[kind] = {
+            "held_ms": round(ms, 3),
+            "statements": statistics.median(n for _held, n, _s in taken),
+            "statements_ms": round(sql, 3),
+            "python_ms": round(ms - sql, 3),
+            "ceiling_rps": round(1000 / ms, 1) if ms else 0.0,
+            "requests": len(taken),
+        }
+    return figures
+
+
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kinds", default=",".join(KINDS), help="run.py's POST kinds, in order")
+    parser.add_argument("--size", type=int, default=1000, help="the club's finished matches")
+    parser.add_argument("--requests", type=int, default=20, help="POSTs of each kind")
+    parser.add_argument("--database-url", help="PostgreSQL (as run.py); default SQLite")
+    parser.add_argument("--cache-dir", type=Path, help="where built clubs are kept (run.py's)")
+    parser.add_argument("--no-cache", action="store_true", help="build the club afresh")
+    args = parser.parse_args(argv)
+    args.kinds = [kind for kind in args.kinds.split(",") if kind]
+    unknown = [kind for kind in args.kinds if kind not in run.PREPARED]
+    if unknown or not args.kinds:
+        parser.error(f"--kinds takes some of {', '.join(run.PREPARED)}")
+    if args.requests < 1 or args.size < 1:
+        parser.error("--requests and --size must be at least 1")
+    run.refuse_sqlite_url(parser, args.database_url)
+    args.cache_dir = None if args.no_cache else (args.cache_dir or run.default_cache())
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _arguments(argv)
+    url = normalise_db_url(args.database_url) if args.database_url else None
+    with tempfile.TemporaryDirectory(prefix="bench-lock-") as folder:
+        print(f"club of {args.size}: building or reusing…", file=sys.stderr, flush=True)
+        built = run.club(args.size, url, Path(folder), args.cache_dir)
+        try:
+            found = measure(built, args.kinds, args.requests)
+        finally:
+            built.drop()
+    figures = report(found)
+    database = "postgresql" if url else "sqlite"
+    print(f"The club's lock, {database}, a club of {args.size}, {args.requests} POSTs a kind:")
+    print("| POST | held ms | statements | their ms | the rest ms | at most a second |")
+    print("|---|---|---|---|---|---|")
+    for kind, x in figures.items():
+        print(
+            f"| {run.NAMES[kind]} | {x['held_ms']} | {x['statements']:g} | "
+            f"{x['statements_ms']} | {x['python_ms']} | {x['ceiling_rps']} |"
+        )
+    summary = {"database": database, "size": args.size, "requests": args.requests}
+    print(json.dumps({**summary, "kinds": figures}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
