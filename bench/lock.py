@@ -36,7 +36,6 @@ import json
 import random
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -52,7 +51,6 @@ from sqlalchemy.orm import Session  # noqa: E402
 
 from bench import run  # noqa: E402
 from scorekeeper.app import create_app, settle  # noqa: E402
-from scorekeeper.config import normalise_db_url  # noqa: E402
 from scorekeeper.extensions import db  # noqa: E402
 from scorekeeper.web import background  # noqa: E402
 
@@ -179,35 +177,22 @@ def report(found: dict[str, Held]) -> dict[str, dict[str, float]]:
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kinds", default=",".join(KINDS), help="run.py's POST kinds, in order")
-    parser.add_argument("--size", type=int, default=1000, help="the club's finished matches")
-    parser.add_argument("--requests", type=int, default=20, help="POSTs of each kind")
-    parser.add_argument("--database-url", help="PostgreSQL (as run.py); default SQLite")
-    parser.add_argument("--cache-dir", type=Path, help="where built clubs are kept (run.py's)")
-    parser.add_argument("--no-cache", action="store_true", help="build the club afresh")
+    run.one_club_options(parser)
+    parser.set_defaults(requests=20)
     args = parser.parse_args(argv)
     args.kinds = [kind for kind in args.kinds.split(",") if kind]
-    unknown = [kind for kind in args.kinds if kind not in run.PREPARED]
-    if unknown or not args.kinds:
+    if not args.kinds or any(kind not in run.PREPARED for kind in args.kinds):
         parser.error(f"--kinds takes some of {', '.join(run.PREPARED)}")
-    if args.requests < 1 or args.size < 1:
-        parser.error("--requests and --size must be at least 1")
-    run.refuse_sqlite_url(parser, args.database_url)
-    args.cache_dir = None if args.no_cache else (args.cache_dir or run.default_cache())
+    run.one_club_settled(parser, args)
     return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _arguments(argv)
-    url = normalise_db_url(args.database_url) if args.database_url else None
-    with tempfile.TemporaryDirectory(prefix="bench-lock-") as folder:
-        print(f"club of {args.size}: building or reusing…", file=sys.stderr, flush=True)
-        built = run.club(args.size, url, Path(folder), args.cache_dir)
-        try:
-            found = measure(built, args.kinds, args.requests)
-        finally:
-            built.drop()
+    with run.one_club(args, "lock") as built:
+        found = measure(built, args.kinds, args.requests)
     figures = report(found)
-    database = "postgresql" if url else "sqlite"
+    database = "postgresql" if args.database_url else "sqlite"
     print(f"The club's lock, {database}, a club of {args.size}, {args.requests} POSTs a kind:")
     print("| POST | held ms | statements | their ms | the rest ms | at most a second |")
     print("|---|---|---|---|---|---|")

@@ -28,7 +28,6 @@ import json
 import random
 import statistics
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
@@ -44,7 +43,6 @@ from sqlalchemy import event  # noqa: E402
 
 from bench import run  # noqa: E402
 from scorekeeper.app import create_app, settle  # noqa: E402
-from scorekeeper.config import normalise_db_url  # noqa: E402
 from scorekeeper.extensions import db  # noqa: E402
 from scorekeeper.web import background  # noqa: E402
 
@@ -170,31 +168,18 @@ def report(clock: Clock) -> dict[str, dict[str, float]]:
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kind", default="finish_post", choices=sorted(run.PREPARED))
-    parser.add_argument("--size", type=int, default=1000, help="the club's finished matches")
-    parser.add_argument("--requests", type=int, default=200, help="POSTs timed")
-    parser.add_argument("--database-url", help="PostgreSQL (as run.py); default SQLite")
-    parser.add_argument("--cache-dir", type=Path, help="where built clubs are kept (run.py's)")
-    parser.add_argument("--no-cache", action="store_true", help="build the club afresh")
+    run.one_club_options(parser)
     args = parser.parse_args(argv)
-    if args.requests < 1 or args.size < 1:
-        parser.error("--requests and --size must be at least 1")
-    run.refuse_sqlite_url(parser, args.database_url)
-    args.cache_dir = None if args.no_cache else (args.cache_dir or run.default_cache())
+    run.one_club_settled(parser, args)
     return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _arguments(argv)
-    url = normalise_db_url(args.database_url) if args.database_url else None
-    with tempfile.TemporaryDirectory(prefix="bench-parts-") as folder:
-        print(f"club of {args.size}: building or reusing…", file=sys.stderr, flush=True)
-        built = run.club(args.size, url, Path(folder), args.cache_dir)
-        try:
-            clock = measure(built, args.kind, args.requests)
-        finally:
-            built.drop()
+    with run.one_club(args, "parts") as built:
+        clock = measure(built, args.kind, args.requests)
     found = report(clock)
-    database = "postgresql" if url else "sqlite"
+    database = "postgresql" if args.database_url else "sqlite"
     print(f"{args.kind}, {database}, a club of {args.size}, {args.requests} POSTs (median):")
     for name in (REQUEST, *(p[0] for p in PARTS), GC, SQL):
         print(f"{found[name]['ms']:9.2f} ms {found[name]['share']:6.1%}  {name}")

@@ -284,6 +284,39 @@ def refuse_sqlite_url(parser: argparse.ArgumentParser, url: str | None) -> None:
         parser.error("--database-url is for PostgreSQL; SQLite runs on temporary files")
 
 
+def one_club_options(parser: argparse.ArgumentParser) -> None:
+    """The options of a script that measures POSTs on one cached club (``parts.py``,
+    ``lock.py``): ``--size``, ``--requests``, ``--database-url``, ``--cache-dir`` and
+    ``--no-cache``; ``one_club_settled`` checks them once parsed."""
+    parser.add_argument("--size", type=int, default=1000, help="the club's finished matches")
+    parser.add_argument("--requests", type=int, default=200, help="POSTs timed")
+    parser.add_argument("--database-url", help="PostgreSQL (as run.py); default SQLite")
+    parser.add_argument("--cache-dir", type=Path, help="where built clubs are kept (run.py's)")
+    parser.add_argument("--no-cache", action="store_true", help="build the club afresh")
+
+
+def one_club_settled(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse what ``one_club_options`` cannot use, and settle where clubs are kept."""
+    if args.requests < 1 or args.size < 1:
+        parser.error("--requests and --size must be at least 1")
+    refuse_sqlite_url(parser, args.database_url)
+    args.cache_dir = None if args.no_cache else (args.cache_dir or default_cache())
+
+
+@contextmanager
+def one_club(args: argparse.Namespace, script: str) -> Iterator[Built]:
+    """The club of ``one_club_options``' arguments, built or taken from the cache for
+    the block and dropped after it (its working copy)."""
+    url = normalise_db_url(args.database_url) if args.database_url else None
+    with tempfile.TemporaryDirectory(prefix=f"bench-{script}-") as folder:
+        print(f"club of {args.size}: building or reusing…", file=sys.stderr, flush=True)
+        built = club(args.size, url, Path(folder), args.cache_dir)
+        try:
+            yield built
+        finally:
+            built.drop()
+
+
 # -- what the measured requests need ----------------------------------------------------------
 
 
