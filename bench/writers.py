@@ -17,6 +17,14 @@ Linux), with PostgreSQL's server processes' beside it (on the same machine). By 
 law, 16 waiting writers see about 16 times a write's server time when writes are one at
 a time: the CPU a request is what a p95 target comes down to.
 
+The kinds are sent in the order given, and the order matters for ``finish_late_post``:
+sent after ``finish_post``, whose hundreds of finishes tonight all come after a night
+three weeks back, every late finish has more than ``ratings.IN_REQUEST`` matches after
+it, so it only marks the club's ratings as updating and leaves the replay to the
+catch-up after the answer (whose work runs on beside the next requests). ``run.py``
+serves its late finishes before tonight's, so they rate again in the request; give
+``--kinds finish_late_post,finish_post`` to measure the same path.
+
 A POST is answered 200 (htmx's fragment) or counted as a failure. The last line is one
 line of JSON. Exits 0 when every request was answered as expected, 1 otherwise.
 """
