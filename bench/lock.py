@@ -11,9 +11,9 @@ club, however fast the rest of the request is; with sixteen phones of one club w
 once, that ceiling, not the CPU, is what their p95 waits for when it is the lower of the
 two. This measures L in-process, on ``run.py``'s cached club of ``--size`` matches:
 ``--requests`` POSTs of each kind of ``--kinds`` (``run.py``'s), the kinds one after the
-other in that order (as ``run.py`` serves them: a late night's finishes before tonight's,
-so that each rates again in the request the few matches after it, not more than
-``ratings.IN_REQUEST``), sent as htmx sends them, logged in as a scorer.
+other in the order given (the default's is ``run.py``'s: a late night's finishes before
+tonight's, so that each rates again in the request the few matches after it, not more
+than ``ratings.IN_REQUEST``), sent as htmx sends them, logged in as a scorer.
 
 The lock is held from the statement that takes it to the end of the ``COMMIT``: on
 PostgreSQL the ``UPDATE`` of the club's row (``club_versions``; inside a save's first
