@@ -165,14 +165,22 @@ def record_deal(
     Returns the match and whether this call saved a new deal. Raises EntryError for an
     impossible entry, StaleError when another phone entered this deal first.
     """
-    loaded = _locked(loaded)
-    row = loaded.row
+    # scored on the match as read, before the writers' turn on SQLite (the turn is held
+    # for no engine work); kept if the match is found unchanged at the turn, and a
+    # refusal only once the checks below, which come first, have passed
+    early = _scored(loaded.game, entries)
+    locked = _locked(loaded)
+    row = locked.row
     if any(d.submission_key == submission_key for d in row.deals):
         return LoadedMatch(row, game_of(row)), False
-    current = loaded.game.current_deal
+    current = locked.game.current_deal
     if expected_deal is not None and current != expected_deal:
         raise _already_entered(expected_deal, current)
-    game = loaded.game.record(entries)
+    if locked.game is not loaded.game:  # read again under the lock: it changed
+        early = _scored(locked.game, entries)
+    if isinstance(early, EngineError):
+        raise early
+    game = early
     recorded = game.deals[-1]
     try:
         _write_deal(row, game, submission_key, actor)
@@ -187,6 +195,14 @@ def record_deal(
         current = fresh.game.current_deal if fresh else None
         raise _already_entered(recorded.score.deal, current) from None
     return LoadedMatch(row, game, saved=saved), True
+
+
+def _scored(game: Match, entries: Sequence[Any]) -> Match | EngineError:
+    """The match with the next deal recorded (the engine's scoring), or why it cannot be."""
+    try:
+        return game.record(entries)
+    except EngineError as error:
+        return error
 
 
 def _write_deal(row: MatchRow, game: Match, submission_key: str, actor: Actor) -> None:

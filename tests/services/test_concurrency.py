@@ -23,6 +23,8 @@ from flask.testing import FlaskClient
 from sqlalchemy import select
 from support import give_role, log_in
 
+from scorekeeper import database
+from scorekeeper.engine import Match
 from scorekeeper.extensions import db
 from scorekeeper.models import (
     Club,
@@ -480,6 +482,72 @@ def test_a_deal_entered_on_another_phone_meanwhile_is_not_entered_twice(
     assert "Deal 3 was already entered on another phone" in answer.get_data(as_text=True)
     assert _stored_points(app, public_id)[2:] == [[5, 15]]
     assert not _check(app, club_id)
+
+
+def _scorings(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Each time a deal is scored (the engine's ``Match.record``), whether the session's
+    transaction was still reading before its turn to write (``reads_before_writing``)."""
+    found: list[bool] = []
+    real = Match.record
+
+    def record(game: Match, entries: Any) -> Match:
+        found.append(database.reading_first(db.session()))
+        return real(game, entries)
+
+    monkeypatch.setattr(Match, "record", record)
+    return found
+
+
+@TWO_PROCESSES
+def test_a_deal_post_is_scored_before_its_turn_to_write(
+    app: Flask, club_id: int, monkeypatch: pytest.MonkeyPatch, sqlite_only: None
+) -> None:
+    public_id, phone, data = _deal_three_typed(app, club_id)
+    scorings = _scorings(monkeypatch)
+    assert phone.post(f"/m/{public_id}/deals", data=data).status_code == 303
+    assert scorings == [True]  # once, while reading: the turn is held for none of it
+    assert _stored_points(app, public_id)[2] == [50, 70]
+
+
+@TWO_PROCESSES
+def test_a_deal_post_is_scored_again_on_the_match_as_changed_meanwhile(
+    app: Flask, club_id: int, monkeypatch: pytest.MonkeyPatch, sqlite_only: None
+) -> None:
+    public_id, phone, data = _deal_three_typed(app, club_id)
+
+    def correct_deal_one() -> None:
+        other = matches.load_match(public_id)
+        assert other is not None
+        matches.correct_deal(other, 1, [{"melded_points": 900}, {"melded_points": 5}], None)
+
+    _meanwhile(app, monkeypatch, correct_deal_one)
+    scorings = _scorings(monkeypatch)
+    assert phone.post(f"/m/{public_id}/deals", data=data).status_code == 303
+    # scored on the match as read, then again under the turn on the match as corrected
+    assert scorings == [True, False]
+    assert _stored_points(app, public_id)[0] == [900, 5]
+    assert not _check(app, club_id)  # the totals are the corrected match's, not as read
+
+
+@TWO_PROCESSES
+def test_an_impossible_deal_entered_on_another_phone_meanwhile_is_told_as_entered(
+    app: Flask, club_id: int, monkeypatch: pytest.MonkeyPatch, sqlite_only: None
+) -> None:
+    """The entry is refused by the scoring before the turn, but the deal is taken: what
+    the phone is told is that (the check that came first), not the entry's problem."""
+    public_id, phone, data = _deal_three_typed(app, club_id)
+    data["sides-0-red_threes"] = "99"  # more red threes than the decks hold
+
+    def enter_deal_three() -> None:
+        other = matches.load_match(public_id)
+        assert other is not None
+        matches.record_deal(other, [{"melded_points": 5}, {"melded_points": 15}], "other", 3)
+
+    _meanwhile(app, monkeypatch, enter_deal_three)
+    answer = phone.post(f"/m/{public_id}/deals", data=data)
+    assert answer.status_code == 422
+    assert "Deal 3 was already entered on another phone" in answer.get_data(as_text=True)
+    assert _stored_points(app, public_id)[2:] == [[5, 15]]
 
 
 @pytest.mark.parametrize("processes", [1, 2])
