@@ -2,7 +2,8 @@
 (issue 17).
 
     python bench/lock.py [--kinds deal_post,finish_late_post,finish_post] [--size 1000]
-                         [--requests 20] [--database-url URL] [--cache-dir DIR | --no-cache]
+                         [--requests 20] [--timeline] [--database-url URL]
+                         [--cache-dir DIR | --no-cache]
 
 Every write of a club's deals takes the club's lock (``services.locks``) and holds it to
 its ``COMMIT``: one writer of a club at a time, whatever the processes and cores. A POST
@@ -25,6 +26,12 @@ the time held (``held_ms``), the statements run while it is held and their wall 
 (``ceiling_rps``, 1000 / ``held_ms``). Compare the ceiling with ``run.py``'s served
 throughput of the same POST: where they are close, the lock is what the POST waits for.
 
+With ``--timeline``, also each kind's steps while the lock is held, in order: each
+statement (named by the start of its text) and the app's work before it, and the app's
+work with the ``COMMIT`` at the end; the medians of the requests that ran the kind's most
+common sequence of statements. This is what to cut, and where (the deal scored under
+SQLite's turn was found so: docs/performance.md, twenty-ninth round).
+
 The last line is one line of JSON.
 """
 
@@ -37,6 +44,7 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,6 +79,9 @@ class Held:
     statement_s: float = 0.0
     started: float = 0.0
     found: list[tuple[float, int, float]] = field(default_factory=list)  # per request
+    #: while held: each statement's text as it starts, "" as it ends, and when
+    marks: list[tuple[str, float]] = field(default_factory=list)
+    timelines: list[list[tuple[str, float]]] = field(default_factory=list)  # per request
 
     def before(self, statement: str) -> None:
         if self.released is not None:
@@ -78,11 +89,15 @@ class Held:
         if self.taken is None and TAKES_THE_LOCK[self.dialect] in statement:
             self.taken = time.perf_counter()
         self.started = time.perf_counter()
+        if self.taken is not None:
+            self.marks.append((statement, self.started))
 
     def after(self) -> None:
         if self.taken is not None and self.released is None:
+            now = time.perf_counter()
             self.statements += 1
-            self.statement_s += time.perf_counter() - self.started
+            self.statement_s += now - self.started
+            self.marks.append(("", now))
 
     def committed(self) -> None:
         """A ``COMMIT`` has ended: the lock, if taken, is let go (the first one)."""
@@ -94,8 +109,43 @@ class Held:
         if self.taken is not None and self.released is not None:
             held = self.released - self.taken
             self.found.append((held, self.statements, self.statement_s))
+            self.timelines.append(_steps(self.taken, self.marks, self.released))
         self.taken = self.released = None
         self.statements, self.statement_s = 0, 0.0
+        self.marks = []
+
+
+#: A timeline's step of the app's own work (``_steps``), and the last one's.
+APP, APP_AND_COMMIT = "(the app)", "(the app, and the COMMIT)"
+
+
+def _steps(
+    taken: float, marks: list[tuple[str, float]], released: float
+) -> list[tuple[str, float]]:
+    """A request's time held as steps, in order: each statement (the start of its text)
+    with the app's work before it, if any, and the rest to the ``COMMIT``'s end."""
+    steps: list[tuple[str, float]] = []
+    last, name = taken, ""
+    for text, at in marks:
+        if text:  # a statement starts: the app's work since the last mark
+            if at > last and steps:
+                steps.append((APP, at - last))
+            name = " ".join(text.split())[:60]
+        else:
+            steps.append((name, at - last))
+        last = at
+    steps.append((APP_AND_COMMIT, released - last))
+    return steps
+
+
+def timeline(held: Held) -> tuple[list[tuple[str, float]], int]:
+    """The steps of the requests that ran the most common sequence of statements, each
+    the median of its milliseconds, and how many requests that was."""
+    shapes = Counter(tuple(name for name, _s in steps) for steps in held.timelines)
+    shape, count = shapes.most_common(1)[0]
+    alike = [steps for steps in held.timelines if tuple(n for n, _s in steps) == shape]
+    medians = [statistics.median(steps[i][1] for steps in alike) * 1000 for i in range(len(shape))]
+    return list(zip(shape, medians, strict=True)), count
 
 
 def measure(built: run.Built, kinds: Sequence[str], requests: int) -> dict[str, Held]:
@@ -177,6 +227,7 @@ def report(found: dict[str, Held]) -> dict[str, dict[str, float]]:
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kinds", default=",".join(KINDS), help="run.py's POST kinds, in order")
+    parser.add_argument("--timeline", action="store_true", help="each kind's steps while held")
     run.one_club_options(parser)
     parser.set_defaults(requests=20)
     args = parser.parse_args(argv)
@@ -201,8 +252,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"| {run.NAMES[kind]} | {x['held_ms']} | {x['statements']:g} | "
             f"{x['statements_ms']} | {x['python_ms']} | {x['ceiling_rps']} |"
         )
-    summary = {"database": database, "size": args.size, "requests": args.requests}
-    print(json.dumps({**summary, "kinds": figures}))
+    summary: dict[str, Any] = {"database": database, "size": args.size}
+    summary.update(requests=args.requests, kinds=figures)
+    if args.timeline:
+        summary["timelines"] = timelines = {}
+        for kind, held in found.items():
+            steps, alike = timeline(held)
+            print(f"\n{run.NAMES[kind]}: the lock held, step by step ({alike} requests alike)\n")
+            print("| step | ms |\n|---|---|")
+            for name, ms in steps:
+                print(f"| {name} | {ms:.3f} |")
+            rows = [{"step": name, "ms": round(ms, 3)} for name, ms in steps]
+            timelines[kind] = {"requests": alike, "steps": rows}
+    print(json.dumps(summary))
     return 0
 
 

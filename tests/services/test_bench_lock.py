@@ -5,6 +5,7 @@ numbers)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -45,9 +46,46 @@ def test_on_postgresql_too(dburi: str | None, tmp_path: Path, capsys) -> None:
     if not (dburi or "").startswith("postgresql"):
         pytest.skip("the suite runs on SQLite: no PostgreSQL server to time on")
     argv = ["--size", "2", "--requests", "3", "--no-cache", "--database-url", dburi]
-    report = _run(argv, capsys)
+    report = _run([*argv, "--timeline"], capsys)
     assert report["database"] == "postgresql"
     _every_post_held_the_lock(report, 3)
+    _each_step_while_held(report)
+
+
+def _each_step_while_held(report: dict) -> None:
+    """The timeline of each kind: its statements in order, the app's work between them,
+    and the app's with the COMMIT last; as many statements as the kind ran."""
+    lock = bench_module("lock")
+    assert list(report["timelines"]) == list(report["kinds"])
+    for kind, found in report["timelines"].items():
+        steps = found["steps"]
+        assert 1 <= found["requests"] <= 3, kind
+        assert steps[0]["step"] not in (lock.APP, lock.APP_AND_COMMIT), kind  # the lock's
+        assert steps[-1]["step"] == lock.APP_AND_COMMIT, kind
+        statements = [s for s in steps if s["step"] not in (lock.APP, lock.APP_AND_COMMIT)]
+        assert len(statements) == report["kinds"][kind]["statements"], kind
+        assert all(step["ms"] >= 0 for step in steps), kind
+        # never two of the app's steps in a row: each is the work before a statement
+        names = [step["step"] for step in steps]
+        assert all(not (a == b == lock.APP) for a, b in itertools.pairwise(names)), kind
+
+
+def test_the_timeline_names_each_statement_held_in_order(tmp_path: Path, capsys) -> None:
+    argv = ["--size", "2", "--requests", "3", "--cache-dir", str(tmp_path / "cache")]
+    report = _run([*argv, "--kinds", "deal_post", "--timeline"], capsys)
+    _each_step_while_held(report)
+    steps = [step["step"] for step in report["timelines"]["deal_post"]["steps"]]
+    # on SQLite the lock is the write lock: taken by BEGIN IMMEDIATE, and the deal's row
+    # is written under it, the club's version moved last
+    assert steps[0] == "BEGIN IMMEDIATE"
+    inserted = next(i for i, name in enumerate(steps) if name.startswith("INSERT INTO deals "))
+    moved = next(i for i, name in enumerate(steps) if name.startswith("UPDATE clubs SET"))
+    assert 0 < inserted < moved < len(steps) - 1
+
+
+def test_without_timeline_no_steps_are_reported(tmp_path: Path, capsys) -> None:
+    argv = ["--size", "2", "--requests", "1", "--cache-dir", str(tmp_path / "cache")]
+    assert "timelines" not in _run([*argv, "--kinds", "deal_post"], capsys)
 
 
 @pytest.mark.parametrize(
