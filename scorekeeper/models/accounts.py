@@ -13,7 +13,7 @@ from sqlalchemy import Float, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from ..extensions import db
-from .matches import new_public_id, utcnow
+from .matches import FOLDED_KEY, new_public_id, utcnow
 
 #: Club roles, weakest first: a role may do everything the roles before it may.
 ROLES = ("member", "scorer", "owner")
@@ -27,7 +27,7 @@ class Account(db.Model):  # type: ignore[name-defined,misc]
     id: Mapped[int] = mapped_column(primary_key=True)
     public_id: Mapped[str] = mapped_column(String(32), unique=True, default=new_public_id)
     username: Mapped[str] = mapped_column(String(40))  # as typed
-    username_key: Mapped[str] = mapped_column(String(40), unique=True)  # casefolded
+    username_key: Mapped[str] = mapped_column(String(FOLDED_KEY), unique=True)  # casefolded
     password_hash: Mapped[str] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(db.DateTime(timezone=True), default=utcnow)
     password_changed_at: Mapped[datetime] = mapped_column(

@@ -9,7 +9,7 @@ from sqlalchemy import Date, Float, ForeignKey, Index, Integer, String, UniqueCo
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from ..extensions import db
-from .matches import new_public_id, utcnow
+from .matches import FOLDED_KEY, new_public_id, utcnow
 
 
 class Club(db.Model):  # type: ignore[name-defined,misc]
@@ -62,7 +62,7 @@ class Player(db.Model):  # type: ignore[name-defined,misc]
     public_id: Mapped[str] = mapped_column(String(32), unique=True, default=new_public_id)
     club_id: Mapped[int] = mapped_column(ForeignKey("clubs.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(String(40))
-    key: Mapped[str] = mapped_column(String(40))  # casefolded name, unique in the club
+    key: Mapped[str] = mapped_column(String(FOLDED_KEY))  # casefolded name, unique in the club
     rating_mu: Mapped[float | None] = mapped_column(Float, nullable=True)
     rating_sigma: Mapped[float | None] = mapped_column(Float, nullable=True)
     created_at: Mapped[datetime] = mapped_column(db.DateTime(timezone=True), default=utcnow)

@@ -25,6 +25,11 @@ def new_public_id() -> str:
 
 #: What a public id can look like. Anything else is not looked up: PostgreSQL answers a
 #: NUL character in a query with an error, not with "nothing found".
+#: The width of a name's key (the name case-folded, what makes it unique whatever its
+#: case): Unicode's full case folding makes as many as three characters of one ("ﬃ" is
+#: "ffi"), so a name of 40 characters, the most a form takes, has a key of up to 120.
+FOLDED_KEY = 120
+
 PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
@@ -192,6 +197,6 @@ class KnownName(db.Model):  # type: ignore[name-defined,misc]
     __tablename__ = "known_names"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    key: Mapped[str] = mapped_column(String(40), unique=True)  # casefolded
+    key: Mapped[str] = mapped_column(String(FOLDED_KEY), unique=True)  # casefolded
     name: Mapped[str] = mapped_column(String(40))
     last_used_at: Mapped[datetime] = mapped_column(db.DateTime(timezone=True), default=utcnow)

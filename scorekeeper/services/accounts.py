@@ -66,8 +66,11 @@ def check_password(password: str, field: str = "password") -> None:
 
 def find(username: str) -> Account | None:
     """The account with this username (any case), or None."""
+    # the name's length as typed, not its key's: a key can be three times as long
+    if len(" ".join(username.split())) > MAX_USERNAME:
+        return None
     key = username_key(username)
-    if not key or len(key) > MAX_USERNAME or "\x00" in key:  # PostgreSQL refuses NUL
+    if not key or "\x00" in key:  # PostgreSQL refuses NUL
         return None
     return db.session.scalar(select(Account).where(Account.username_key == key))
 

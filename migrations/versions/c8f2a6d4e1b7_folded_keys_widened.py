@@ -1,0 +1,93 @@
+"""folded name keys widened to 120: a name of 40 characters can fold to three times as many
+
+A username, a club player's name and a name typed at a match's start are unique whatever
+their case, by a key: the name case-folded. Unicode's full case folding turns one
+character into as many as three ("ﬃ" is "ffi", "ß" is "ss"), so a name of 40 characters
+(the most a form takes) has a key of up to 120. The keys were 40 wide: on PostgreSQL
+such a name was refused by the database (a server error); SQLite, which checks no length,
+kept it, and the log-in then looked the username up by a key it took for too long.
+
+PostgreSQL widens each column in place (a longer ``varchar`` needs no rewrite, nor its
+indexes). SQLite keeps a column's declared type only as the text of its table's
+``CREATE TABLE``, and a table copy (Alembic's batch mode) would drop ``accounts`` and
+``players``, which other tables refer to: with foreign keys on, that deletes or
+orphans their rows. So the text alone is changed, as SQLite's documentation describes for
+changes that leave the stored rows as they are (``PRAGMA writable_schema``, the schema's
+version moved on); ``VARCHAR(40)`` and ``VARCHAR(120)`` are the same to SQLite's storage.
+
+Revision ID: c8f2a6d4e1b7
+Revises: e4b8d1f6a2c9
+Create Date: 2026-12-06 21:00:00.000000
+"""
+
+import re
+
+import sqlalchemy as sa
+from alembic import op
+
+# revision identifiers, used by Alembic.
+revision = "c8f2a6d4e1b7"
+down_revision = "e4b8d1f6a2c9"
+branch_labels = None
+depends_on = None
+
+#: (table, column) of every folded key.
+KEYS = (("accounts", "username_key"), ("players", "key"), ("known_names", "key"))
+NARROW, WIDE = 40, 120
+
+
+def upgrade():
+    _widths(NARROW, WIDE)
+
+
+def downgrade():
+    # A key longer than 40 cannot be kept narrower; its name cannot be typed again.
+    bind = op.get_bind()
+    for table, column in KEYS:
+        longest = bind.execute(
+            sa.text(f'SELECT max(length("{column}")) FROM {table}')  # noqa: S608 (constants)
+        ).scalar()
+        if longest is not None and longest > NARROW:
+            raise RuntimeError(
+                f"{table}.{column} holds a key of {longest} characters: "
+                f"it cannot be narrowed to {NARROW}"
+            )
+    _widths(WIDE, NARROW)
+
+
+def _widths(old: int, new: int) -> None:
+    bind = op.get_bind()
+    if bind.dialect.name != "sqlite":
+        for table, column in KEYS:
+            op.alter_column(
+                table,
+                column,
+                existing_type=sa.String(length=old),
+                type_=sa.String(length=new),
+                existing_nullable=False,
+            )
+        return
+    version = bind.exec_driver_sql("PRAGMA schema_version").scalar()
+    bind.exec_driver_sql("PRAGMA writable_schema=ON")
+    try:
+        for table, column in KEYS:
+            sql = bind.execute(
+                sa.text("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = :table"),
+                {"table": table},
+            ).scalar_one()
+            # the column's own line of the CREATE TABLE: its name (quoted or not), its type
+            pattern = re.compile(rf'(\n\s*"?{column}"? )VARCHAR\({old}\)( NOT NULL)')
+            changed, found = pattern.subn(rf"\1VARCHAR({new})\2", sql)
+            if found != 1:
+                raise RuntimeError(f"{table}.{column}: not declared VARCHAR({old}) as expected")
+            bind.execute(
+                sa.text("UPDATE sqlite_master SET sql = :sql WHERE type = 'table' AND name = :t"),
+                {"sql": changed, "t": table},
+            )
+        # every connection, this one too, reads the schema again at its next statement
+        bind.exec_driver_sql(f"PRAGMA schema_version={int(version) + 1}")
+    finally:
+        bind.exec_driver_sql("PRAGMA writable_schema=OFF")
+    problems = bind.exec_driver_sql("PRAGMA integrity_check").scalars().all()
+    if problems != ["ok"]:
+        raise RuntimeError(f"SQLite's integrity check after the change: {problems}")

@@ -1,0 +1,92 @@
+"""The migration that widens the folded name keys keeps every row and every reference.
+
+On SQLite it changes the tables' declared types in place (a table copy would drop
+``accounts`` and ``players``, which other tables refer to, with foreign keys on), so this
+checks that nothing referring to them was lost or orphaned, and that it goes back.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from flask_migrate import downgrade, upgrade
+from sqlalchemy import func, inspect, select, text
+from test_migrations import _empty_app
+
+from scorekeeper.engine import PRESETS, Side
+from scorekeeper.extensions import db
+from scorekeeper.models import Account, KnownName, MatchPlayer, Player, RatingPoint
+from scorekeeper.services import accounts, clubs, matches
+from scorekeeper.services.demo import four_deals, play
+
+BEFORE, WIDENED = "e4b8d1f6a2c9", "c8f2a6d4e1b7"
+KEYS = (("accounts", "username_key"), ("players", "key"), ("known_names", "key"))
+FOLDS = "\ufb03" * 40  # 40 characters, 120 folded
+
+
+def _widths() -> dict[tuple[str, str], int]:
+    inspector = inspect(db.engine)
+    return {
+        (table, column): next(
+            c["type"].length for c in inspector.get_columns(table) if c["name"] == column
+        )
+        for table, column in KEYS
+    }
+
+
+def _counts() -> dict[str, int]:
+    return {
+        model.__name__: db.session.scalar(select(func.count()).select_from(model))
+        for model in (Account, Player, KnownName, MatchPlayer, RatingPoint)
+    }
+
+
+def test_the_keys_widen_keeping_every_row_and_reference_and_narrow_again(
+    tmp_path: Path, dburi: str | None, capfd: pytest.CaptureFixture[str]
+) -> None:
+    app = _empty_app(tmp_path, dburi)
+    with app.app_context():
+        upgrade(revision=BEFORE)
+        assert set(_widths().values()) == {40}
+        club = clubs.create_club("Tuesday")
+        club_id = club.public_id
+        play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300))
+        sides = [Side(("Eve", "Fay")), Side(("Gus", "Hal"))]
+        matches.start_match(PRESETS["classic"], "classic", sides, 0)  # names offered again
+        account = accounts.sign_up("Ana", "eight chars")
+        token = accounts.start_session(account)
+        before = _counts()
+        assert before["Player"] == 4 and before["RatingPoint"] == 4 and before["KnownName"] == 8
+        db.session.remove()
+
+        upgrade(revision=WIDENED)
+        assert set(_widths().values()) == {120}
+        if db.engine.dialect.name == "sqlite":
+            with db.engine.connect() as connection:
+                assert connection.exec_driver_sql("PRAGMA foreign_key_check").all() == []
+                assert connection.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
+        assert _counts() == before
+        found = accounts.account_of_session(token)
+        assert found is not None and found.username == "Ana"
+        assert accounts.authenticate("ANA", "eight chars") is not None
+        club = clubs.get_club(club_id)
+        assert club is not None
+        clubs.add_player(club, FOLDS)  # a key of 120 characters
+        assert clubs.search_players(club, FOLDS)[0].key == "ffi" * 40
+        db.session.remove()
+
+        # back: refused while a key is too long for 40, then done once none is
+        with pytest.raises(SystemExit):  # Flask-Migrate logs the error and exits
+            downgrade(revision=BEFORE)
+        assert "players.key holds a key of 120 characters" in capfd.readouterr().err
+        db.session.remove()
+        assert set(_widths().values()) == {120}
+        with db.engine.begin() as connection:
+            connection.execute(text("DELETE FROM players WHERE length(key) > 40"))
+        downgrade(revision=BEFORE)
+        assert set(_widths().values()) == {40}
+        assert _counts() == before
+        db.session.remove()
+        downgrade(revision="base")
+        db.engine.dispose()
