@@ -44,6 +44,8 @@ def pages(app: Flask, client: FlaskClient) -> list[str]:
         club_id, rules_id = club.public_id, saved.public_id
         db.session.remove()
     return [
+        "/signup",
+        "/login",
         "/matches/new",
         f"/m/{public_id}",
         f"/m/{public_id}/deals/1/edit",
