@@ -1,5 +1,6 @@
 """A log-in is not undone by an answer to a request sent before it (the service worker's
-first fetches of the shell, sent from the log-in page with its cookie)."""
+first fetches of the shell, sent from the log-in page with its cookie), and the forms
+shown after a log-in, a sign-up or a log-out are accepted whichever answer came last."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from helpers import new_match_data
 from support import PASSWORD, give_role
 
 from scorekeeper.services import clubs
@@ -97,3 +99,39 @@ def test_a_form_shown_after_the_log_in_is_accepted_whichever_answer_came_last(
     }
     made = phone.post("/clubs", data={"csrf_token": token[1], **club})
     assert made.status_code == 303, made.status_code
+
+
+@pytest.mark.parametrize("shell_page", ["/", "/offline", "/meld", "/rules"])
+def test_a_form_shown_after_the_log_out_is_accepted_whichever_answer_came_last(
+    app: Flask, shell_page: str
+) -> None:
+    """The same after a log-out, which clears the session: the next page and the service
+    worker's fetches of the shell leave with its cookie. A match started on this phone
+    right after logging out was refused when a worker's answer came last."""
+    with app.app_context():
+        club_id = clubs.create_club("Private Tuesdays", visibility="members").public_id
+    give_role(app, club_id, "keeper", "owner")
+    phone = app.test_client()
+    _signed_in(phone, "login")
+    page = phone.get("/account").get_data(as_text=True)
+    token = re.search(
+        r'action="/logout".*?name="csrf_token" type="hidden" value="([^"]+)"', page, re.S
+    )
+    assert token is not None
+    assert phone.post("/logout", data={"csrf_token": token[1]}).status_code == 303
+    logged_out = session_cookie(phone)
+
+    worker = app.test_client()  # sent with the log-out's cookie, as the next page is
+    worker.set_cookie("session", logged_out)
+    late = worker.get(shell_page)
+    assert late.status_code == 200
+    page = phone.get("/matches/new").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page)
+    assert token is not None
+    if late.headers.getlist("Set-Cookie"):  # answered last, its cookie is the one kept
+        phone.set_cookie("session", session_cookie(worker))
+    started = phone.post(
+        "/matches",
+        data={"csrf_token": token[1], **new_match_data(names=["Ann", "Bob", "Cid", "Dee"])},
+    )
+    assert started.status_code == 303, started.status_code

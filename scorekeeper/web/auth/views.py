@@ -86,11 +86,17 @@ def _log_in(account: Any, remember: bool) -> None:
     session.clear()  # a new session: nothing from before the log-in survives
     accounts.start_session(account, remember)
     login_user(account, remember=remember)
-    # Its CSRF token too, written with it: the next page and the service worker's fetches
-    # of the shell all leave with this cookie, and each made a token of its own when it
-    # had none. The phone kept whichever answer came last, and the next page's forms were
-    # refused when that was not the page's (a newcomer's first club: "This page was open
-    # too long"). Flask-WTF keeps a request's token on ``g``: the old session's, here.
+    _new_csrf_token()
+
+
+def _new_csrf_token() -> None:
+    """The cleared session's CSRF token, made in the answer that clears it (a log-in, a
+    log-out). The next page and the service worker's fetches of the shell all leave with
+    this answer's cookie, and each made a token of its own when it had none. The phone
+    kept whichever answer came last, and the next page's forms were refused when that was
+    not the page's (a newcomer's first club, a match started after logging out: "This
+    page was open too long"). Flask-WTF keeps a request's token on ``g``: the old
+    session's, here."""
     g.pop(current_app.config["WTF_CSRF_FIELD_NAME"], None)
     generate_csrf()
 
@@ -146,6 +152,7 @@ def logout() -> Response:
     # The next page tells this phone to forget the pages it kept for offline use (a club's
     # members-only pages among them): on a shared phone, nobody reads them after this.
     session["clear_offline"] = True
+    _new_csrf_token()
     flash(_("You are logged out."), "info")
     return redirect(url_for("home.index"), 303)
 
