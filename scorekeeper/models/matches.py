@@ -23,13 +23,13 @@ def new_public_id() -> str:
     return secrets.token_urlsafe(12)
 
 
-#: What a public id can look like. Anything else is not looked up: PostgreSQL answers a
-#: NUL character in a query with an error, not with "nothing found".
 #: The width of a name's key (the name case-folded, what makes it unique whatever its
 #: case): Unicode's full case folding makes as many as three characters of one ("ﬃ" is
 #: "ffi"), so a name of 40 characters, the most a form takes, has a key of up to 120.
 FOLDED_KEY = 120
 
+#: What a public id can look like. Anything else is not looked up: PostgreSQL answers a
+#: NUL character in a query with an error, not with "nothing found".
 PUBLIC_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 

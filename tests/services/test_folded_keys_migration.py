@@ -7,11 +7,12 @@ checks that nothing referring to them was lost or orphaned, and that it goes bac
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 from flask_migrate import downgrade, upgrade
-from sqlalchemy import func, inspect, select, text
+from sqlalchemy import event, func, inspect, select, text
 from test_migrations import _empty_app
 
 from scorekeeper.engine import PRESETS, Side
@@ -88,5 +89,48 @@ def test_the_keys_widen_keeping_every_row_and_reference_and_narrow_again(
         assert set(_widths().values()) == {40}
         assert _counts() == before
         db.session.remove()
+        downgrade(revision="base")
+        db.engine.dispose()
+
+
+def test_an_sqlite_that_refuses_to_edit_its_schema_keeps_the_widths_and_works(
+    tmp_path: Path, dburi: str | None, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """An SQLite built "defensive" refuses ``writable_schema`` edits; simulated here by an
+    authorizer that denies every change of ``sqlite_master``. The migration must not
+    fail (the app would not start): SQLite enforces no width, so the keys fit anyway."""
+    if dburi:
+        pytest.skip("SQLite's own schema text")
+    app = _empty_app(tmp_path, None)
+    with app.app_context():
+        upgrade(revision=BEFORE)
+        db.engine.dispose()  # the migration's connection is a new one, refusing
+
+        def defensive(connection: sqlite3.Connection, _record: object) -> None:
+            def authorize(action: int, table: str | None, *_rest: object) -> int:
+                schema = action == sqlite3.SQLITE_UPDATE and table in ("sqlite_master",)
+                return sqlite3.SQLITE_DENY if schema else sqlite3.SQLITE_OK
+
+            connection.set_authorizer(authorize)
+
+        event.listen(db.engine, "connect", defensive)
+        try:
+            upgrade(revision=WIDENED)
+        finally:
+            event.remove(db.engine, "connect", defensive)
+            db.engine.dispose()
+        assert "refused to change the keys' declared width" in capfd.readouterr().err
+        assert set(_widths().values()) == {40}
+        with db.engine.connect() as connection:
+            version = connection.execute(text("SELECT version_num FROM alembic_version"))
+            assert version.scalar_one() == WIDENED
+        club = clubs.create_club("Tuesday")
+        clubs.add_player(club, FOLDS)  # 120 characters in a column declared 40 wide
+        assert clubs.search_players(club, FOLDS)[0].key == "ffi" * 40
+        db.session.remove()
+        with db.engine.begin() as connection:
+            connection.execute(text("DELETE FROM players WHERE length(key) > 40"))
+        downgrade(revision=BEFORE)  # nothing to narrow: the widths never changed
+        assert set(_widths().values()) == {40}
         downgrade(revision="base")
         db.engine.dispose()
