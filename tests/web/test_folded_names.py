@@ -12,7 +12,7 @@ from __future__ import annotations
 from flask import Flask
 from helpers import start_match
 from sqlalchemy import select
-from support import PASSWORD, give_role, log_in
+from support import PASSWORD, log_in, owner_client
 
 from scorekeeper.extensions import db
 from scorekeeper.models import Account, KnownName, Player
@@ -46,9 +46,7 @@ def test_a_username_that_folds_longer_signs_up_logs_in_again_and_stays_unique(
 def test_a_club_player_whose_name_folds_longer_is_added_once(app: Flask) -> None:
     with app.app_context():
         club_id = clubs.create_club("Tuesday").public_id
-    give_role(app, club_id, "owner", "owner")
-    client = app.test_client()
-    log_in(client, "owner")
+    client = owner_client(app, club_id)
     added = client.post(f"/c/{club_id}/players", data={"name": FOLDS})
     assert added.status_code == 303, added.get_data(as_text=True)
     twice = client.post(f"/c/{club_id}/players", data={"name": FOLDS})

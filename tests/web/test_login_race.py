@@ -62,6 +62,22 @@ def _signed_in(phone: Any, way: str) -> None:
     assert answer.status_code == 303
 
 
+def _shell_fetched(app: Flask, cookie: str, shell_page: str) -> tuple[Any, Any]:
+    """The service worker's fetch of a shell page, sent with ``cookie``: its client and
+    its answer."""
+    worker = app.test_client()
+    worker.set_cookie("session", cookie)
+    late = worker.get(shell_page)
+    assert late.status_code == 200
+    return worker, late
+
+
+def _keep_if_last(phone: Any, worker: Any, late: Any) -> None:
+    """The worker's answer came last: if it set the cookie, that is the one kept."""
+    if late.headers.getlist("Set-Cookie"):
+        phone.set_cookie("session", session_cookie(worker))
+
+
 @pytest.mark.parametrize("way", ["login", "signup"])
 @pytest.mark.parametrize("shell_page", ["/", "/offline", "/meld", "/rules"])
 def test_a_form_shown_after_the_log_in_is_accepted_whichever_answer_came_last(
@@ -80,17 +96,13 @@ def test_a_form_shown_after_the_log_in_is_accepted_whichever_answer_came_last(
     _signed_in(phone, way)
     signed_in = session_cookie(phone)
 
-    worker = app.test_client()  # sent with the log-in's cookie, as the next page is
-    worker.set_cookie("session", signed_in)
-    late = worker.get(shell_page)
-    assert late.status_code == 200
+    worker, late = _shell_fetched(app, signed_in, shell_page)  # as the next page is
     page = phone.get("/clubs").get_data(as_text=True)
     token = re.search(
         r'action="/clubs".*?name="csrf_token" type="hidden" value="([^"]+)"', page, re.S
     )
     assert token is not None
-    if late.headers.getlist("Set-Cookie"):  # answered last, its cookie is the one kept
-        phone.set_cookie("session", session_cookie(worker))
+    _keep_if_last(phone, worker, late)
     club = {
         "name": "Thursday",
         "default_rules": "classic",
@@ -121,15 +133,11 @@ def test_a_form_shown_after_the_log_out_is_accepted_whichever_answer_came_last(
     assert phone.post("/logout", data={"csrf_token": token[1]}).status_code == 303
     logged_out = session_cookie(phone)
 
-    worker = app.test_client()  # sent with the log-out's cookie, as the next page is
-    worker.set_cookie("session", logged_out)
-    late = worker.get(shell_page)
-    assert late.status_code == 200
+    worker, late = _shell_fetched(app, logged_out, shell_page)  # as the next page is
     page = phone.get("/matches/new").get_data(as_text=True)
     token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page)
     assert token is not None
-    if late.headers.getlist("Set-Cookie"):  # answered last, its cookie is the one kept
-        phone.set_cookie("session", session_cookie(worker))
+    _keep_if_last(phone, worker, late)
     started = phone.post(
         "/matches",
         data={"csrf_token": token[1], **new_match_data(names=["Ann", "Bob", "Cid", "Dee"])},
