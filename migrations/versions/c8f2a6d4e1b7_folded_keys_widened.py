@@ -44,7 +44,8 @@ def upgrade():
 
 
 def downgrade():
-    # A key longer than 40 cannot be kept narrower; its name cannot be typed again.
+    # A key longer than 40 would not fit: refused, not cut (two names' keys could then be
+    # the same, and neither name found again by its own).
     bind = op.get_bind()
     for table, column in KEYS:
         longest = bind.execute(sa.text(f'SELECT max(length("{column}")) FROM {table}')).scalar()
