@@ -51,9 +51,14 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def username_as_kept(username: str) -> str:
+    """A username as it is kept and shown: its runs of spaces made one, none at the ends."""
+    return " ".join(username.split())
+
+
 def username_key(username: str) -> str:
     """Usernames are unique whatever their case: ``Ana`` and ``ana`` are the same."""
-    return " ".join(username.split()).casefold()
+    return username_as_kept(username).casefold()
 
 
 def check_password(password: str, field: str = "password") -> None:
@@ -66,8 +71,8 @@ def check_password(password: str, field: str = "password") -> None:
 
 def find(username: str) -> Account | None:
     """The account with this username (any case), or None."""
-    # the name's length as typed, not its key's: a key can be three times as long
-    if len(" ".join(username.split())) > MAX_USERNAME:
+    # the name's length, not its key's: a key can be three times as long
+    if len(username_as_kept(username)) > MAX_USERNAME:
         return None
     key = username_key(username)
     if not key or "\x00" in key:  # PostgreSQL refuses NUL
@@ -77,7 +82,7 @@ def find(username: str) -> Account | None:
 
 def sign_up(username: str, password: str) -> Account:
     """Make an account; the username must be free (any case)."""
-    name = " ".join(username.split())
+    name = username_as_kept(username)
     if not name:
         raise AccountError([Problem("username", _("Choose a username."))])
     if len(name) > MAX_USERNAME:
