@@ -202,3 +202,16 @@ def test_who_deals_first_offers_the_names_typed(page: Any) -> None:
     expect(names).to_have_text(["Ann", "Cy", "Bob", "Di"])
     page.fill("#side_1_player_1", "")
     expect(names.nth(3)).to_have_text("Side 2, player 2")
+
+
+def test_names_of_forty_letters_without_a_space_still_fit_a_phone(page: Any) -> None:
+    """The longest name a seat takes, one word: on the scoreboard, the dealer's line and
+    the went-out choices it breaks where it must, and the page never scrolls sideways."""
+    page.goto("/matches/new?rules=classic&layout=2%2B2")
+    long = ["W" * 40, "Bob", "Cy", "M" * 40]
+    for i, name in enumerate(long):
+        page.fill(f"#side_{i // 2}_player_{i % 2}", name)
+    page.get_by_role("button", name="Start the match").click()
+    expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
+    expect(page.locator(".deal-status")).to_contain_text("W" * 40)  # deal 1's dealer
+    assert_fits_a_phone(page)
