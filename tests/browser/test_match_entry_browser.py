@@ -205,8 +205,9 @@ def test_who_deals_first_offers_the_names_typed(page: Any) -> None:
 
 
 def test_names_of_forty_letters_without_a_space_still_fit_a_phone(page: Any) -> None:
-    """The longest name a seat takes, one word: on the scoreboard, the dealer's line and
-    the went-out choices it breaks where it must, and the page never scrolls sideways."""
+    """The longest name a seat takes, one word: on the scoreboard, the dealer's line, the
+    went-out choices, the deals' table and the chart's legend it breaks where it must, and
+    the page never scrolls sideways. After a save Save stays at the bottom of the screen."""
     page.goto("/matches/new?rules=classic&layout=2%2B2")
     long = ["W" * 40, "Bob", "Cy", "M" * 40]
     for i, name in enumerate(long):
@@ -215,3 +216,14 @@ def test_names_of_forty_letters_without_a_space_still_fit_a_phone(page: Any) -> 
     expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
     expect(page.locator(".deal-status")).to_contain_text("W" * 40)  # deal 1's dealer
     assert_fits_a_phone(page)
+    for number in (1, 2):
+        page.locator("label.choice:has(input[name=went_out][value='0'])").click()
+        page.fill("#sides-0-melded_points", "690")
+        page.get_by_role("button", name=f"Save deal {number}").click()
+        heading = page.get_by_role("heading", name=f"Enter deal {number + 1}")
+        expect(heading).to_be_visible()
+        expect(page.locator("#deal-entry input[name=went_out][value='']")).to_be_focused()
+        # (a page wider than the phone is shown zoomed out: Save then leaves the screen)
+        assert_fits_a_phone(page)
+        save = page.locator(".save-bar").bounding_box()
+        assert save["y"] + save["height"] == pytest.approx(844, abs=1)
