@@ -237,6 +237,14 @@
     return null;
   }
 
+  /* The stylesheet's scroll-padding leaves room for the sticky totals' usual height; long
+     names or many sides make them taller, and then the sheet is moved out from under them.
+     (No inline style for it: the phone's copy of the page must keep to the CSP.) */
+  function below(el, board) {
+    var hidden = board ? board.getBoundingClientRect().bottom + 8 - el.getBoundingClientRect().top : 0;
+    if (hidden > 0) window.scrollBy(0, -hidden);
+  }
+
   function react(root) {
     var match = root.querySelector("#match[data-outcome]");
     if (!match) return;
@@ -246,6 +254,7 @@
     if (outcome === "saved") {
       if (form) {
         form.scrollIntoView({ block: "start" });
+        below(form, match.querySelector("#scoreboard"));
         var control = firstControl(form);
         if (control) control.focus({ preventScroll: true });
       } else {

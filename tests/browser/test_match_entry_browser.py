@@ -207,7 +207,8 @@ def test_who_deals_first_offers_the_names_typed(page: Any) -> None:
 def test_names_of_forty_letters_without_a_space_still_fit_a_phone(page: Any) -> None:
     """The longest name a seat takes, one word: on the scoreboard, the dealer's line, the
     went-out choices, the deals' table and the chart's legend it breaks where it must, and
-    the page never scrolls sideways. After a save Save stays at the bottom of the screen."""
+    the page never scrolls sideways. After a save the next sheet comes into view below the
+    totals, however tall the names make them, and Save stays at the bottom of the screen."""
     page.goto("/matches/new?rules=classic&layout=2%2B2")
     long = ["W" * 40, "Bob", "Cy", "M" * 40]
     for i, name in enumerate(long):
@@ -225,5 +226,8 @@ def test_names_of_forty_letters_without_a_space_still_fit_a_phone(page: Any) -> 
         expect(page.locator("#deal-entry input[name=went_out][value='']")).to_be_focused()
         # (a page wider than the phone is shown zoomed out: Save then leaves the screen)
         assert_fits_a_phone(page)
+        board = page.locator("#scoreboard").bounding_box()
+        assert board["height"] > 8.5 * 16  # taller than the room the stylesheet leaves
+        assert heading.bounding_box()["y"] >= board["y"] + board["height"]
         save = page.locator(".save-bar").bounding_box()
         assert save["y"] + save["height"] == pytest.approx(844, abs=1)
