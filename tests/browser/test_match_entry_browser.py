@@ -231,3 +231,15 @@ def test_names_of_forty_letters_without_a_space_still_fit_a_phone(page: Any) -> 
         assert heading.bounding_box()["y"] >= board["y"] + board["height"]
         save = page.locator(".save-bar").bounding_box()
         assert save["y"] + save["height"] == pytest.approx(844, abs=1)
+
+
+def test_six_players_of_forty_letters_fit_a_phone(page: Any) -> None:
+    """Six sides are stacked on a phone, each cell naming its side beside its control: a
+    one-word name of 40 letters breaks there too."""
+    page.goto("/matches/new?rules=classic&layout=1%2B1%2B1%2B1%2B1%2B1")
+    for i, letter in enumerate("WMQGHN"):
+        page.fill(f"#side_{i}_player_0", letter * 40)
+    page.get_by_role("button", name="Start the match").click()
+    expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
+    expect(page.locator(".cell-side").first).to_be_visible()  # stacked, not in columns
+    assert_fits_a_phone(page)
