@@ -243,3 +243,27 @@ def test_six_players_of_forty_letters_fit_a_phone(page: Any) -> None:
     expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
     expect(page.locator(".cell-side").first).to_be_visible()  # stacked, not in columns
     assert_fits_a_phone(page)
+
+
+@pytest.mark.parametrize(
+    ("layout", "names"),
+    [
+        ("2%2B2", ["Maximiliana Featherstonehaugh", "Bartholomew Higginbotham", "Cy", "Di"]),
+        ("1%2B1%2B1", ["Bartholomew Higginbotham", "Evangelina Montgomery-Smythe", "Kimberley"]),
+    ],
+)
+def test_long_names_keep_their_words_whole(page: Any, layout: str, names: list[str]) -> None:
+    """Real long names on the scoreboard and in the went-out choices break between words:
+    a choice whose name has a long word takes a line of its own, and three columns on a
+    phone name their sides a little smaller."""
+    from test_pages_browser import BROKEN_WORDS
+
+    page.goto(f"/matches/new?rules=classic&layout={layout}")
+    seats = page.locator("input[id^=side_][id*=_player_]")
+    for i, name in enumerate(names):
+        seats.nth(i).fill(name)
+    page.get_by_role("button", name="Start the match").click()
+    expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
+    page.wait_for_load_state("load")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert page.evaluate(BROKEN_WORDS) == []
