@@ -253,9 +253,9 @@ def test_six_players_of_forty_letters_fit_a_phone(page: Any) -> None:
     ],
 )
 def test_long_names_keep_their_words_whole(page: Any, layout: str, names: list[str]) -> None:
-    """Real long names on the scoreboard and in the went-out choices break between words:
-    a choice whose name has a long word takes a line of its own, and three columns on a
-    phone name their sides a little smaller."""
+    """Real long names on the scoreboard, in the went-out choices and as the deals' column
+    heads break between words: a choice whose name has a long word takes a line of its own,
+    and three columns on a phone name their sides a little smaller."""
     from test_pages_browser import BROKEN_WORDS
 
     page.goto(f"/matches/new?rules=classic&layout={layout}")
@@ -264,6 +264,11 @@ def test_long_names_keep_their_words_whole(page: Any, layout: str, names: list[s
         seats.nth(i).fill(name)
     page.get_by_role("button", name="Start the match").click()
     expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
-    page.wait_for_load_state("load")
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    assert page.evaluate(BROKEN_WORDS) == []
+    for number in (1, 2):
+        page.wait_for_load_state("load")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        assert page.evaluate(BROKEN_WORDS) == []
+        page.locator("label.choice:has(input[name=went_out][value='0'])").click()
+        page.fill("#sides-0-melded_points", "690")
+        page.get_by_role("button", name=f"Save deal {number}").click()
+        expect(page.get_by_role("heading", name=f"Enter deal {number + 1}")).to_be_visible()
