@@ -155,6 +155,7 @@ def pages(club: Club) -> list[str]:
         f"/m/{club.finished_id}",
         f"/m/{club.match_id}/deals/1/edit",
         f"/m/{club.match_id}/rules",
+        f"/m/{club.match_id}/share",
         "/meld",
         "/rules",
         "/rules/new",
