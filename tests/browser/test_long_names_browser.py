@@ -19,13 +19,11 @@ from typing import Any
 import pytest
 from conftest import LiveServer
 from support import PASSWORD, give_role
-from test_pages_browser import BROKEN_WORDS, SMALL_TARGETS, Club, pages
+from test_pages_browser import BROKEN_WORDS, SMALL_TARGETS, Club, club_nights, pages
 
-from scorekeeper.engine import PRESETS, Side
 from scorekeeper.extensions import db
-from scorekeeper.services import clubs, matches
+from scorekeeper.services import clubs
 from scorekeeper.services.audit import Actor
-from scorekeeper.services.demo import realistic_deal
 
 pytestmark = pytest.mark.browser
 
@@ -76,42 +74,21 @@ def long_club(live_server: LiveServer) -> LongClub:
     entered by ``OWNER`` (the history names them), who owns the club. Members only: the
     other modules' pages (the public clubs) do not list it."""
     rng = random.Random(40)
-    who = Actor(OWNER)
     with live_server.app.app_context():
         club = clubs.create_club(CLUB, "classic", 1, "members")  # out of the public list
         for person in PLAYERS:
             clubs.add_player(club, person)
         today = date.today()
         season = clubs.add_season(club, SEASON, today - timedelta(days=30), today)
-        playing = finished = None
-        token = ""
-        for week in range(3):
-            people = list(PLAYERS)
-            rng.shuffle(people)
-            for table in range(3):
-                four = people[table * 4 : table * 4 + 4]
-                loaded = clubs.start_club_match(
-                    club,
-                    PRESETS["classic"],
-                    [Side(tuple(four[:2]), TEAM if table == 1 else ""), Side(tuple(four[2:]))],
-                    0,
-                    today - timedelta(days=14 - 7 * week),
-                )
-                deals = 2 if week == 2 and table == 0 else 4
-                for number in range(1, deals + 1):
-                    out = rng.randint(0, 1)
-                    entries = [realistic_deal(rng, out == i) for i in range(2)]
-                    loaded, _ = matches.record_deal(
-                        loaded, entries, f"long-{loaded.row.id}-{number}", number, actor=who
-                    )
-                if deals == 2:
-                    playing, token = loaded.public_id, loaded.row.onlooker_token
-                else:
-                    finished = loaded.public_id
-        assert playing and finished
+        playing, finished = club_nights(club, PLAYERS, rng, team=TEAM, actor=Actor(OWNER))
         player = clubs.search_players(club, PLAYERS[0], limit=1)[0]
         found = LongClub(
-            club.public_id, player.public_id, playing, finished, season.public_id, token
+            club.public_id,
+            player.public_id,
+            playing.public_id,
+            finished,
+            season.public_id,
+            playing.row.onlooker_token,
         )
         db.session.remove()
     give_role(live_server.app, found.club_id, OWNER, "owner")

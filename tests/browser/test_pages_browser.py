@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
@@ -25,6 +25,7 @@ from support import PASSWORD, give_role
 from scorekeeper.engine import PRESETS, Side
 from scorekeeper.extensions import db
 from scorekeeper.services import clubs, matches
+from scorekeeper.services.audit import NOBODY, Actor
 from scorekeeper.services.demo import realistic_deal
 
 pytestmark = pytest.mark.browser
@@ -86,6 +87,47 @@ class Club:
     finished_id: str
 
 
+def club_nights(
+    club: Any,
+    people: Sequence[str],
+    rng: random.Random,
+    *,
+    team: str = "",
+    actor: Actor = NOBODY,
+) -> tuple[matches.LoadedMatch, str]:
+    """Three weekly club nights of ``club``, the last today: three tables of four of
+    ``people``, two sides of two (the middle table's first side named ``team``), every
+    deal entered by ``actor``. Every match has its four deals but the last night's first,
+    two deals in: that match, still being played, and the last one finished (its id)."""
+    today = date.today()
+    playing, finished = None, ""
+    for week in range(3):
+        seated = list(people)
+        rng.shuffle(seated)
+        for table in range(3):
+            four = seated[table * 4 : table * 4 + 4]
+            loaded = clubs.start_club_match(
+                club,
+                PRESETS["classic"],
+                [Side(tuple(four[:2]), team if table == 1 else ""), Side(tuple(four[2:]))],
+                0,
+                today - timedelta(days=14 - 7 * week),
+            )
+            deals = 2 if week == 2 and table == 0 else 4
+            for number in range(1, deals + 1):
+                out = rng.randint(0, 1)
+                entries = [realistic_deal(rng, out == i) for i in range(2)]
+                loaded, _ = matches.record_deal(
+                    loaded, entries, f"nights-{loaded.row.id}-{number}", number, actor=actor
+                )
+            if deals == 2:
+                playing = loaded
+            else:
+                finished = loaded.public_id
+    assert playing is not None and finished
+    return playing, finished
+
+
 @pytest.fixture(scope="module")
 def club(live_server: LiveServer) -> Club:
     """A club of 12 players, two weeks of club nights, one match still being played."""
@@ -96,32 +138,9 @@ def club(live_server: LiveServer) -> Club:
             clubs.add_player(club, person)
         today = date.today()
         clubs.add_season(club, f"Season {today.year}", today - timedelta(days=30), today)
-        playing = finished = None
-        for week in range(3):
-            people = list(PEOPLE)
-            rng.shuffle(people)
-            for table in range(3):
-                four = people[table * 4 : table * 4 + 4]
-                loaded = clubs.start_club_match(
-                    club,
-                    PRESETS["classic"],
-                    [Side(tuple(four[:2])), Side(tuple(four[2:]))],
-                    0,
-                    today - timedelta(days=14 - 7 * week),
-                )
-                deals = 2 if week == 2 and table == 0 else 4
-                for number in range(1, deals + 1):
-                    out = rng.randint(0, 1)
-                    entries = [realistic_deal(rng, out == i) for i in range(2)]
-                    loaded, _ = matches.record_deal(
-                        loaded, entries, f"pages-{loaded.row.id}-{number}", number
-                    )
-                if deals == 2:
-                    playing = loaded.public_id
-                else:
-                    finished = loaded.public_id
+        playing, finished = club_nights(club, PEOPLE, rng)
         player = clubs.search_players(club, "Maximiliana", limit=1)[0]
-        found = Club(club.public_id, player.public_id, playing or "", finished or "")
+        found = Club(club.public_id, player.public_id, playing.public_id, finished)
         db.session.remove()
     give_role(live_server.app, found.club_id, "owner", "owner")  # pages walked as its owner
     return found
