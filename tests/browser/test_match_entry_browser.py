@@ -243,6 +243,10 @@ def test_six_players_of_forty_letters_fit_a_phone(page: Any) -> None:
     expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
     expect(page.locator(".cell-side").first).to_be_visible()  # stacked, not in columns
     assert_fits_a_phone(page)
+    # the went-out choices: the name breaks, the radio beside it keeps its size
+    radios = page.locator("label.choice.cell input[name=went_out]")
+    for i in range(6):
+        assert radios.nth(i).bounding_box()["width"] == pytest.approx(1.35 * 16, abs=0.5)
 
 
 @pytest.mark.parametrize(
