@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import expect
+from test_pages_browser import BROKEN_WORDS
 
 pytestmark = pytest.mark.browser
 
@@ -260,8 +261,6 @@ def test_long_names_keep_their_words_whole(page: Any, layout: str, names: list[s
     """Real long names on the scoreboard, in the went-out choices and as the deals' column
     heads break between words: a choice whose name has a long word takes a line of its own,
     and three columns on a phone name their sides a little smaller."""
-    from test_pages_browser import BROKEN_WORDS
-
     page.goto(f"/matches/new?rules=classic&layout={layout}")
     seats = page.locator("input[id^=side_][id*=_player_]")
     for i, name in enumerate(names):
