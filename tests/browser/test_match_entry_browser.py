@@ -62,6 +62,17 @@ def assert_fits_a_phone(page: Any) -> None:
     assert page.evaluate(SMALL_TARGETS) == []
 
 
+def side_1_goes_out(page: Any, number: int) -> Any:
+    """Deal ``number``: the first side goes out (its books filled in by the tap) with 690
+    melded, saved; the next deal's heading, once it is there."""
+    page.locator("label.choice:has(input[name=went_out][value='0'])").click()
+    page.fill("#sides-0-melded_points", "690")
+    page.get_by_role("button", name=f"Save deal {number}").click()
+    heading = page.get_by_role("heading", name=f"Enter deal {number + 1}")
+    expect(heading).to_be_visible()
+    return heading
+
+
 def test_the_standard_deal_scores_3990_and_510_in_sixteen_taps(page: Any) -> None:
     """Done when (issue 12): at 390 x 844, at most 16 taps and keystrokes, at most one screen
     height of scrolling from the open match to the tap on Save, and both new totals on the
@@ -219,11 +230,7 @@ def test_names_of_forty_letters_without_a_space_still_fit_a_phone(page: Any) -> 
     expect(page.locator(".deal-status")).to_contain_text("W" * 40)  # deal 1's dealer
     assert_fits_a_phone(page)
     for number in (1, 2):
-        page.locator("label.choice:has(input[name=went_out][value='0'])").click()
-        page.fill("#sides-0-melded_points", "690")
-        page.get_by_role("button", name=f"Save deal {number}").click()
-        heading = page.get_by_role("heading", name=f"Enter deal {number + 1}")
-        expect(heading).to_be_visible()
+        heading = side_1_goes_out(page, number)
         expect(page.locator("#deal-entry input[name=went_out][value='']")).to_be_focused()
         # (a page wider than the phone is shown zoomed out: Save then leaves the screen)
         assert_fits_a_phone(page)
@@ -271,10 +278,7 @@ def test_long_names_keep_their_words_whole(page: Any, layout: str, names: list[s
         page.wait_for_load_state("load")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         assert page.evaluate(BROKEN_WORDS) == []
-        page.locator("label.choice:has(input[name=went_out][value='0'])").click()
-        page.fill("#sides-0-melded_points", "690")
-        page.get_by_role("button", name=f"Save deal {number}").click()
-        expect(page.get_by_role("heading", name=f"Enter deal {number + 1}")).to_be_visible()
+        side_1_goes_out(page, number)
 
 
 def test_who_entered_a_deal_fits_its_column(page: Any) -> None:
@@ -287,10 +291,7 @@ def test_who_entered_a_deal_fits_its_column(page: Any) -> None:
     page.get_by_role("button", name="Make my account").click()
     expect(page.get_by_role("link", name="E" * 40)).to_be_visible()
     start_match(page)
-    page.locator("label.choice:has(input[name=went_out][value='0'])").click()
-    page.fill("#sides-0-melded_points", "690")
-    page.get_by_role("button", name="Save deal 1").click()
-    expect(page.get_by_role("heading", name="Enter deal 2")).to_be_visible()
+    side_1_goes_out(page, 1)
     expect(page.locator(".deal-table tbody th")).to_contain_text("E" * 40)
     wrap = page.locator("#deals .table-wrap")
     assert wrap.evaluate("e => e.scrollWidth") <= wrap.evaluate("e => e.clientWidth")
