@@ -108,7 +108,7 @@ def test_an_sqlite_that_refuses_to_edit_its_schema_keeps_the_widths_and_works(
 
         def defensive(connection: sqlite3.Connection, _record: object) -> None:
             def authorize(action: int, table: str | None, *_rest: object) -> int:
-                schema = action == sqlite3.SQLITE_UPDATE and table in ("sqlite_master",)
+                schema = action == sqlite3.SQLITE_UPDATE and table == "sqlite_master"
                 return sqlite3.SQLITE_DENY if schema else sqlite3.SQLITE_OK
 
             connection.set_authorizer(authorize)
