@@ -125,19 +125,25 @@ def read_deal_entries(
     deal_no = read_deal(problems, rules, deal)
     count = _read_players(problems, rules, players)
     raw_sides = read_list(problems, sides, "sides")
-    entries = _read_sides(problems, rules, raw_sides or [], count)
-    if entries is not None and count is not None:
+    read = _read_sides(problems, rules, raw_sides or [], count)
+    # A side whose own entry has a problem stands in as an empty side, so the checks of
+    # the others still run and every problem is listed at once (RULES.md section 6): an
+    # empty side adds no card to the supply's sums, and its own books and going out are
+    # not checked (they would only repeat its problem).
+    entries = [entry if entry is not None else SideEntry() for entry in read]
+    if len(entries) >= 2 and count is not None:
         sizes = (
             _side_sizes(problems, rules, count, len(entries), side_sizes)
             if len(entries) <= count  # more sides than players is already refused
             else None
         )
         check_supply(problems, rules, rules.deck_count(count), entries)
-        for i, entry in enumerate(entries):
-            check_books(problems, rules, entry, f"sides[{i}]")
+        for i, entry in enumerate(read):
+            if entry is not None:
+                check_books(problems, rules, entry, f"sides[{i}]")
         _check_going_out(problems, rules, entries, sizes)
     problems.raise_if_any(EntryError)
-    assert deal_no is not None and entries is not None
+    assert deal_no is not None
     return deal_no, tuple(entries)
 
 
@@ -227,7 +233,8 @@ def _side_sizes(
 
 def _read_sides(
     problems: Problems, rules: RuleSet, raw: list[Any], players: int | None
-) -> list[SideEntry] | None:
+) -> list[SideEntry | None]:
+    """Each side's entry, or None where the side's own entry has a problem."""
     if len(raw) < 2:
         problems.add("sides", phrase("At least two sides play a deal."))
     elif players is not None and len(raw) > players:
@@ -237,14 +244,10 @@ def _read_sides(
                 "%(players)s players cannot make %(sides)s sides.", players=players, sides=len(raw)
             ),
         )
-    entries = []
-    for i, item in enumerate(raw):
-        entry = (
-            item if isinstance(item, SideEntry) else read_side(problems, item, f"sides[{i}]", rules)
-        )
-        if entry is not None:
-            entries.append(entry)
-    return entries if len(entries) == len(raw) >= 2 else None
+    return [
+        item if isinstance(item, SideEntry) else read_side(problems, item, f"sides[{i}]", rules)
+        for i, item in enumerate(raw)
+    ]
 
 
 def _check_going_out(

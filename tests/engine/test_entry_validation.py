@@ -346,6 +346,36 @@ def test_supply_book_and_going_out_problems_come_back_together() -> None:
     ]
 
 
+def test_a_side_with_a_problem_of_its_own_does_not_hide_the_others_problems() -> None:
+    # Side 1's negative points once stopped every check across the sides: side 0's joker
+    # too many and its impossible books came back only after side 1 was put right.
+    sides = [
+        {"books": {"clean": 3}, "melded": {"joker": 11, "K": 6}},
+        {"left_points": -1},
+        {"went_out": True, "books": {"clean": 1}, "melded_points": 400},
+    ]
+    found = problems_of(CLASSIC, sides, players=6)
+    assert [f for f, _ in found] == [
+        "sides[1].left_points",
+        "sides[0].melded.joker",
+        "sides[0].books",
+        "sides[2].books.clean",
+        "sides[2].books.dirty",
+        "sides[2].books.wild",
+    ]
+    assert_problem(found, "sides[0].melded.joker", "Five decks hold only 10 jokers")
+
+
+def test_a_side_that_cannot_be_read_adds_no_problem_of_its_own_beyond_its_field() -> None:
+    # The side standing in for it is empty: nothing counted against the supply, no books
+    # checked, no second side going out.
+    sides = [
+        {"went_out": True, "books": {"clean": 2, "dirty": 2, "wild": 1}, "melded_points": 900},
+        {"went_out": True, "books": {"clean": 9}, "melded": {"joker": 10}, "left_points": -5},
+    ]
+    assert [f for f, _ in problems_of(CLASSIC, sides)] == ["sides[1].left_points"]
+
+
 def test_an_error_lists_its_problems_as_json_and_in_its_message() -> None:
     with pytest.raises(EntryError) as caught:
         score_deal(CLASSIC, 5, 4, [{}, {}])
