@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from .errors import phrase
+from .errors import phrase, phrase_n
 
 #: Natural (meldable) ranks in the order the rules use for ranges: 4 5 6 7 8 9 10 J Q K A.
 NATURAL_RANKS: Final = ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -30,15 +30,25 @@ RANK_NAMES: Final = {
     "black3": phrase("black threes"),
 }
 
-NUMBER_WORDS: Final = (
-    "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve",
+#: A player's word for each standard kind of book, as it stands before "book" ("2 clean
+#: books"); a special book's name is the rule set's own.
+BOOK_NAMES: Final = {"clean": phrase("clean"), "dirty": phrase("dirty"), "wild": phrase("wild")}
+
+#: A number of decks as a sentence starts with it ("Five decks hold only 10 jokers"), each
+#: a phrase of its own: a language's number agrees with its word for a deck.
+DECK_WORDS: Final = (
+    phrase("One deck"), phrase("Two decks"), phrase("Three decks"), phrase("Four decks"),
+    phrase("Five decks"), phrase("Six decks"), phrase("Seven decks"), phrase("Eight decks"),
+    phrase("Nine decks"), phrase("Ten decks"), phrase("Eleven decks"), phrase("Twelve decks"),
 )  # fmt: skip
 
 
-def number_word(n: int) -> str:
-    """``5`` -> ``"five"`` for the small numbers a message reads better with."""
-    return NUMBER_WORDS[n] if 0 <= n < len(NUMBER_WORDS) else str(n)
+def decks_word(n: int) -> str:
+    """``5`` -> "Five decks" (a phrase) for the numbers of decks a game is played with;
+    written with digits beyond twelve."""
+    if 1 <= n <= len(DECK_WORDS):
+        return DECK_WORDS[n - 1]
+    return phrase_n("%(num)d deck", "%(num)d decks", n)
 
 
 def rank_span(key: str) -> tuple[str, ...] | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .errors import phrase_n
 from .rules import RuleSet
 
 
@@ -21,6 +22,18 @@ class ChecklistItem:
     def met(self) -> bool:
         """Whether the side has enough books of this kind."""
         return self.have >= self.required
+
+    @property
+    def needed(self) -> str:
+        """ "2 clean": the books of this kind going out needs, as the checklist says it (a
+        phrase for a standard kind: its word agrees with the number in other languages)."""
+        if self.kind == "clean":
+            return phrase_n("%(num)d clean", "%(num)d clean", self.required)
+        if self.kind == "dirty":
+            return phrase_n("%(num)d dirty", "%(num)d dirty", self.required)
+        if self.kind == "wild":
+            return phrase_n("%(num)d wild", "%(num)d wild", self.required)
+        return f"{self.required} {self.name}"
 
 
 @dataclass(frozen=True)

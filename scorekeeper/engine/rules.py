@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Final
 
-from .cards import BOOK_KINDS
+from .cards import BOOK_KINDS, BOOK_NAMES
 from .errors import phrase, phrase_n
 
 PLAYERS_PLUS_ONE: Final = "players+1"
@@ -180,11 +180,12 @@ class RuleSet:
         return next(s.bonus for s in self.special_books if s.key == kind)
 
     def book_name(self, kind: str) -> str:
-        """A player's name for a book kind."""
+        """A player's name for a book kind: for a standard kind a phrase ("clean"), to
+        translate; a special book's name as the rule set gives it."""
         for special in self.special_books:
             if special.key == kind:
                 return special.name
-        return kind
+        return BOOK_NAMES.get(kind, kind)
 
     def with_deals(self, deals: int) -> RuleSet:
         """This rule set for a game of ``deals`` deals (the table chose another number).

@@ -185,7 +185,9 @@ def _read_players(problems: Problems, rules: RuleSet, players: Any) -> int | Non
 def _or_list(numbers: Sequence[int]) -> str:
     """``(2, 3, 4)`` -> ``"2, 3 or 4"``."""
     words = [str(n) for n in numbers]
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+    if len(words) == 1:
+        return words[0]
+    return phrase("%(some)s or %(last)s", some=", ".join(words[:-1]), last=words[-1])
 
 
 def _side_sizes(

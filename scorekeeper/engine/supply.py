@@ -5,17 +5,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from math import gcd
 
-from .cards import NATURAL_RANKS, describe_key, number_word, rank_span
+from .cards import NATURAL_RANKS, decks_word, describe_key, rank_span
 from .entries import CardBlock, SideEntry
-from .errors import Problems
+from .errors import Phrase, Problems, phrase, phrase_n
 from .rules import RuleSet
 
 BOOK_SIZE = 7
 
 
-def _decks_hold(decks: int, how_many: int, what: str, reported: int) -> str:
-    deck_word = f"{number_word(decks).capitalize()} deck{'s hold' if decks != 1 else ' holds'}"
-    return f"{deck_word} only {how_many} {what}; the sides report {reported}."
+def _decks_hold(decks: int, how_many: int, what: str, reported: int) -> Phrase:
+    return phrase_n(
+        "%(decks)s holds only %(supply)s %(what)s; the sides report %(reported)s.",
+        "%(decks)s hold only %(supply)s %(what)s; the sides report %(reported)s.",
+        decks,
+        decks=decks_word(decks),
+        supply=how_many,
+        what=what,
+        reported=reported,
+    )
 
 
 def check_supply(
@@ -37,7 +44,8 @@ def check_supply(
             for name in ("red_threes", "red_threes_left", "red_threes_left_in_foot")
             if getattr(entries[last], name)
         )
-        problems.add(f"sides[{last}].{field}", _decks_hold(decks, 2 * decks, "red threes", red))
+        red_threes = _decks_hold(decks, 2 * decks, phrase("red threes"), red)
+        problems.add(f"sides[{last}].{field}", red_threes)
     _check_natural_supply(problems, blocks, decks)
     for path, block in blocks:
         if block.points is not None:
@@ -82,7 +90,7 @@ def _check_natural_supply(
         reported_spans.append(ranks)
         path, key, _ = inside[-1]
         what = (
-            "natural cards"
+            phrase("natural cards")
             if span == NATURAL_RANKS
             else describe_key(span[0] if len(span) == 1 else f"{span[0]}-{span[-1]}")
         )
@@ -98,14 +106,26 @@ def _check_points(problems: Problems, rules: RuleSet, decks: int, points: int, f
         step = gcd(step, value)
     if step > 1 and points % step:
         problems.add(
-            field, f"Every card is worth a multiple of {step} here, so {points} cannot be right."
+            field,
+            phrase(
+                "Every card is worth a multiple of %(step)s here, so %(points)s cannot be right.",
+                step=step,
+                points=points,
+            ),
         )
     most = decks * (
         2 * values["joker"] + 4 * values["2"] + 2 * values["black3"]
         + 4 * sum(values[r] for r in NATURAL_RANKS)
     )  # fmt: skip
     if points > most:
-        problems.add(field, f"All the cards in play are worth {most} points; {points} is too many.")
+        problems.add(
+            field,
+            phrase(
+                "All the cards in play are worth %(most)s points; %(points)s is too many.",
+                most=most,
+                points=points,
+            ),
+        )
 
 
 def check_books(problems: Problems, rules: RuleSet, entry: SideEntry, path: str) -> None:
@@ -119,8 +139,15 @@ def check_books(problems: Problems, rules: RuleSet, entry: SideEntry, path: str)
     if BOOK_SIZE * total_books > cards:
         problems.add(
             f"{path}.books",
-            f"{total_books} {'book needs' if total_books == 1 else 'books need'} at least"
-            f" {BOOK_SIZE * total_books} cards on the table; the side reports {cards}.",
+            phrase_n(
+                "%(num)d book needs at least %(cards)s cards on the table;"
+                " the side reports %(reported)s.",
+                "%(num)d books need at least %(cards)s cards on the table;"
+                " the side reports %(reported)s.",
+                total_books,
+                cards=BOOK_SIZE * total_books,
+                reported=cards,
+            ),
         )
         return
     most_wilds = rules.wild_limit.most_wilds(BOOK_SIZE)
@@ -128,11 +155,8 @@ def check_books(problems: Problems, rules: RuleSet, entry: SideEntry, path: str)
     wilds = table.count(("joker", "2"))
     if wilds < wilds_needed:
         kind = "wild" if books.get("wild") else "dirty"
-        problems.add(
-            f"{path}.books.{kind}",
-            f"{_these_books(books)} at least {_cards(wilds_needed, 'wild')} on the table;"
-            f" the side reports {wilds}.",
-        )
+        wild_cards = phrase_n("%(num)d wild card", "%(num)d wild cards", wilds_needed)
+        problems.add(f"{path}.books.{kind}", _books_need(books, wild_cards, wilds))
     naturals_needed = BOOK_SIZE * books.get("clean", 0) + (BOOK_SIZE - most_wilds) * books.get(
         "dirty", 0
     )
@@ -143,16 +167,16 @@ def check_books(problems: Problems, rules: RuleSet, entry: SideEntry, path: str)
     naturals = table.naturals()
     if naturals < naturals_needed:
         kind = next(k for k in ("clean", "dirty", *books) if books.get(k))
-        problems.add(
-            f"{path}.books.{kind}",
-            f"{_these_books(books)} at least {_cards(naturals_needed, 'natural')} on the"
-            f" table; the side reports {naturals}.",
-        )
+        natural_cards = phrase_n("%(num)d natural card", "%(num)d natural cards", naturals_needed)
+        problems.add(f"{path}.books.{kind}", _books_need(books, natural_cards, naturals))
 
 
-def _these_books(books: Mapping[str, int]) -> str:
-    return "This book needs" if sum(books.values()) == 1 else "These books need"
-
-
-def _cards(n: int, kind: str) -> str:
-    return f"{n} {kind} card{'' if n == 1 else 's'}"
+def _books_need(books: Mapping[str, int], cards: Phrase, reported: int) -> Phrase:
+    """ "These books need at least 9 wild cards on the table; the side reports 8."."""
+    return phrase_n(
+        "This book needs at least %(cards)s on the table; the side reports %(reported)s.",
+        "These books need at least %(cards)s on the table; the side reports %(reported)s.",
+        sum(books.values()),
+        cards=cards,
+        reported=reported,
+    )

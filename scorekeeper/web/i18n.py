@@ -194,6 +194,7 @@ def register(app: Flask) -> None:
     app.jinja_env.globals["html_lang"] = current
     app.jinja_env.globals["language_links"] = _language_links
     app.jinja_env.filters["text"] = text
+    app.jinja_env.filters["say"] = say  # an engine phrase ("2 clean") in the served language
     # dates and numbers written the served language's way (1. 12. 2026, 1 234,5)
     app.jinja_env.globals["format_date"] = format_date
     app.jinja_env.globals["format_number"] = format_number

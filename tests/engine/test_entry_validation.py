@@ -1,5 +1,7 @@
 """Every impossible deal entry of RULES.md section 3 is refused with its field path."""
 
+import re
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -14,6 +16,7 @@ from scorekeeper.engine import (
     score_request,
 )
 from scorekeeper.engine.entries import CardBlock
+from scorekeeper.engine.errors import Phrase, Problem
 
 CLASSIC = PRESETS["classic"]
 FOUR_BOOKS = PRESETS["four-books"]
@@ -193,6 +196,44 @@ def test_a_deal_or_player_count_outside_the_game_is_refused(
     rules: RuleSet, deal: Any, players: Any, field: str, fragment: str
 ) -> None:
     assert_problem(problems_of(rules, [{}, {}], deal=deal, players=players), field, fragment)
+
+
+def _unsaid(found: Sequence[Problem]) -> list[str]:
+    """Problems, or words inside them ("natural cards", "2, 3 or 4"), given as plain
+    English instead of as phrases. (A one-word value is a key the entry used, as typed.)"""
+    unsaid = []
+    for problem in found:
+        if problem.phrase is None:
+            unsaid.append(problem.message)
+            continue
+        values = [v for v in problem.phrase.params.values() if isinstance(v, str)]
+        unsaid += [v for v in values if not isinstance(v, Phrase) and re.search("[a-z] ", v)]
+    return unsaid
+
+
+@pytest.mark.parametrize("sides", [case[1] for case in SIDE_CASES], ids=[c[0] for c in SIDE_CASES])
+def test_every_problem_of_an_entry_can_be_said_in_another_language(sides: Any) -> None:
+    # A sentence made as plain English (an f-string) reached a Czech or Russian table in
+    # English: the supply, the books' cards and the points once did.
+    with pytest.raises(EntryError) as caught:
+        score_deal(CLASSIC, 1, 4, sides)
+    assert _unsaid(caught.value.problems) == []
+
+
+def test_the_player_counts_and_book_kinds_in_a_problem_are_words_to_translate() -> None:
+    with pytest.raises(EntryError) as caught:
+        score_deal(FOUR_BOOKS, 1, 5, [{"went_out": True, "books": {"clean": 1}}, {}])
+    found = caught.value.problems
+    assert [p.field for p in found] == ["players"]
+    assert _unsaid(found) == []
+    with pytest.raises(EntryError) as caught:
+        score_deal(CLASSIC, 1, 4, [{"went_out": True, "melded_points": 900}, {}])
+    assert _unsaid(caught.value.problems) == []
+    assert {p.phrase.params["kind"].msgid for p in caught.value.problems if p.phrase} == {
+        "clean",
+        "dirty",
+        "wild",
+    }
 
 
 def test_a_wild_book_is_refused_under_four_books() -> None:

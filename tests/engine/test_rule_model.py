@@ -5,7 +5,8 @@ from typing import Any
 import pytest
 
 from scorekeeper.engine import CARD_KEYS, PRESETS, Problem, RuleSet, preset, value_groups
-from scorekeeper.engine.cards import describe_key, number_word, rank_span
+from scorekeeper.engine.cards import decks_word, describe_key, rank_span
+from scorekeeper.engine.errors import Phrase
 from scorekeeper.engine.rules import MinimumMeld, WildLimit
 
 CLASSIC = PRESETS["classic"]
@@ -201,10 +202,12 @@ def test_entry_keys_are_described_in_a_players_words(key: str, name: str) -> Non
 
 
 @pytest.mark.parametrize(
-    ("n", "word"), [(0, "no"), (5, "five"), (12, "twelve"), (13, "13"), (-1, "-1")]
+    ("n", "words"), [(1, "One deck"), (5, "Five decks"), (12, "Twelve decks"), (13, "13 decks")]
 )
-def test_small_numbers_are_written_as_words(n: int, word: str) -> None:
-    assert number_word(n) == word
+def test_a_number_of_decks_is_written_in_words_up_to_twelve(n: int, words: str) -> None:
+    said = decks_word(n)
+    assert said == words
+    assert isinstance(said, Phrase)  # each its own message, to translate
 
 
 def test_a_problem_reads_as_a_json_dict() -> None:

@@ -19,6 +19,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from flask_babel import force_locale
 from flask_wtf import FlaskForm
+from helpers import start_match
 from sqlalchemy import event
 from support import log_in
 from test_no_server_errors import _urls, ids  # noqa: F401  (ids is a fixture)
@@ -446,3 +447,72 @@ def test_wtforms_own_messages_follow_the_served_language_and_a_forced_one(app: F
         assert refused() == ["Nije ispravan izbor."]
     with app.app_context():  # no request: Flask-Babel's own lookup, in the default language
         assert refused() == ["Not a valid choice."]
+
+
+#: Impossible entries whose problems were once sentences made in English only: the cards
+#: in play (jokers, red threes), the cards the books need, the points' multiple and most.
+IMPOSSIBLE = {
+    "rules": "classic",
+    "deal": 1,
+    "players": 6,
+    "sides": [
+        {"books": {"clean": 1, "dirty": 1}, "melded": {"2": 4, "joker": 11, "K": 7}},
+        {"books": {"dirty": 2}, "melded": {"K": 14, "2": 1}, "red_threes": 11},
+        {"books": {"clean": 1}, "melded": {"K": 6}},
+        {"melded_points": 2003},
+        {"left_points": 2955},
+        {"went_out": True, "books": {"clean": 1}, "melded_points": 400},
+    ],
+}
+#: English words none of those problems may keep in another language.
+ENGLISH_WORDS = re.compile(
+    r"\b(decks?|holds?|report|cards?|multiple|worth|books?|needs?|or|clean|dirty|wild|"
+    r"natural|jokers|twos|kings|red|threes)\b",
+    re.IGNORECASE,
+)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_cards_in_play_books_and_points_problems_speak_the_asked_language(
+    client: FlaskClient, lang: str
+) -> None:
+    english = client.post("/api/v1/score", json=IMPOSSIBLE).get_json()["errors"]
+    assert len(english) == 11, english
+    seven = {**IMPOSSIBLE, "players": 7, "sides": [{}, {}]}
+    english += client.post("/api/v1/score", json=seven).get_json()["errors"]
+    assert "2, 3, 4, 5 or 6 players" in english[-1]["message"]
+    asked = {"Accept-Language": lang}
+    errors = client.post("/api/v1/score", json=IMPOSSIBLE, headers=asked).get_json()["errors"]
+    errors += client.post("/api/v1/score", json=seven, headers=asked).get_json()["errors"]
+    assert [e["field"] for e in errors] == [e["field"] for e in english]
+    for mine, theirs in zip(errors, english, strict=True):
+        assert mine["message"] != theirs["message"]
+        assert not ENGLISH_WORDS.findall(mine["message"]), mine["message"]
+
+
+def _sheet_words(html: str) -> dict[str, str]:
+    """The deal form's row labels (books, card counts) and its going-out checklist, by row."""
+    found = dict(re.findall(r'class="row-label" id="row-([\w-]+)">([^<]*)<', html))
+    found["checklist"] = " ".join(re.findall(r"</span> (\d+ [^<]+) <small>", html))
+    found["rules"] = re.findall(r'class="rules-link"><a [^>]*>([^<]*)<', html)[0]
+    return found
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_deal_forms_books_cards_and_checklist_speak_the_asked_language(
+    client: FlaskClient, lang: str
+) -> None:
+    public_id = start_match(client)
+    english = _sheet_words(client.get(f"/m/{public_id}").get_data(as_text=True))
+    page = client.get(f"/m/{public_id}", headers={"Accept-Language": lang})
+    mine = _sheet_words(page.get_data(as_text=True))
+    assert set(mine) == set(english)
+    rows = [r for r in english if r.startswith(("books_", "melded_", "left_"))]
+    assert len(rows) >= 13  # three kinds of books, five groups of cards in two blocks
+    assert english["books_clean"] == "Clean"
+    assert english["checklist"].startswith("2 clean 2 dirty 1 wild 2 clean")
+    for row, text in english.items():
+        if row.startswith(("books_", "melded_", "left_")) or row in ("checklist", "rules"):
+            assert mine[row] != text, row
+            assert not ENGLISH_WORDS.findall(mine[row]), (row, mine[row])
+            assert not re.search(r"\b(Classic|to)\b", mine[row]), (row, mine[row])

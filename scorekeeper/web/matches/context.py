@@ -9,10 +9,11 @@ from flask import g
 from flask_babel import gettext as _
 
 from ...engine import EngineError, Match, going_out_checklist, score_deal
-from ...engine.cards import describe_key
+from ...engine.cards import describe_key, rank_span
 from ...services.charts import running_totals_chart
 from ...services.matches import LoadedMatch, rematch_of
 from ..actor import current_device
+from ..i18n import say
 from ..i18n import translate_problem as tr
 from . import forms
 from .blank_entry import BlankEntry
@@ -196,8 +197,13 @@ def _groups(game: Match) -> dict[str, list[tuple[str, str, int]]]:
 
 
 def _label(key: str) -> str:
-    """``"8-K"`` -> ``"8 to K"``, ``"joker"`` -> ``"Jokers"`` (only the first letter raised)."""
-    text = describe_key(key).replace("cards from ", "")
+    """``"8-K"`` -> ``"8 to K"``, ``"joker"`` -> ``"Jokers"`` (only the first letter raised),
+    in the served language."""
+    span = rank_span(key)
+    if span is not None and len(span) > 1:
+        text = _("%(low)s to %(high)s", low=span[0], high=span[-1])
+    else:
+        text = say(describe_key(key))
     return text[:1].upper() + text[1:]
 
 
