@@ -30,7 +30,16 @@ TRANSLATIONS = PACKAGE / "translations"
 POT = TRANSLATIONS / "messages.pot"
 #: Every language but English (the source language) has a catalog.
 LANGUAGES = ("cs", "bs", "ru")
-KEYWORDS = ("_", "_l", "lazy_gettext", "gettext", "ngettext:1,2", "phrase", "phrase_n:1,2")
+KEYWORDS = (
+    "_",
+    "_l",
+    "lazy_gettext",
+    "gettext",
+    "ngettext:1,2",
+    "pgettext:1c,2",
+    "phrase",
+    "phrase_n:1,2",
+)
 
 
 def _babel(*argv: str) -> None:

@@ -73,6 +73,32 @@ def test_finished_matches_are_listed_with_their_winner_or_as_a_draw(
     assert not _home(client).find_all("a", cls="resume")
 
 
+def test_a_drawn_match_is_a_draw_in_every_language_not_drawing_cards(
+    client: FlaskClient,
+) -> None:
+    # "Draw" is also the rules card's "draw two cards a turn": one message served both, so
+    # Czech, Bosnian and Russian homes said a level match was "drawing cards".
+    drawn = start_match(client, "whitnack", "2+2", ["Emir", "Fatima", "Goran", "Hana"])
+    _play(client, drawn, [(EVEN, EVEN, None)] * 4)
+    words = {
+        "cs": ("Remíza", "Líznutí"),
+        "bs": ("Neriješeno", "Izvlačenje"),
+        "ru": ("Ничья", "Добор"),
+    }
+    for lang, (level, cards) in words.items():
+        home = client.get("/", headers={"Accept-Language": lang}).get_data(as_text=True)
+        link = {a.attrs["href"]: a for a in parse(home).find_all("a", cls="match-link")}
+        assert level in link[f"/m/{drawn}"].text and cards not in link[f"/m/{drawn}"].text
+        rules = client.get(f"/m/{drawn}/rules", headers={"Accept-Language": lang})
+        assert cards in rules.get_data(as_text=True)  # the rules card's draw stays the cards'
+    # the deals' Edit and Remove name their deal after a verb: Russian's accusative
+    playing = start_match(client)
+    _play(client, playing, [(EVEN, EVEN, None)])
+    page = client.get(f"/m/{playing}", headers={"Accept-Language": "ru"}).get_data(as_text=True)
+    assert 'Изменить<span class="visually-hidden"> сдачу 1</span>' in page
+    assert 'Убрать<span class="visually-hidden"> сдачу 1</span>' in page
+
+
 def test_home_links_use_the_public_id_never_the_integer_one(
     app: Flask, client: FlaskClient
 ) -> None:
