@@ -316,3 +316,26 @@ def test_the_number_of_queries_does_not_grow_with_the_history(app, pages):
             counts.append(counter["n"])
     assert counts[0] == counts[1]
     assert counts[0] <= 12
+
+
+@pytest.mark.parametrize(
+    ("rate", "shown"),
+    [(Fraction(5, 8), "63%"), (Fraction(3, 8), "38%"), (Fraction(5, 6), "83%"),
+     (Fraction(1, 200), "1%"), (Fraction(0), "0%"), (Fraction(1), "100%")],
+)  # fmt: skip
+def test_a_win_rate_rounds_a_half_up_as_a_calculator_does(rate: Fraction, shown: str) -> None:
+    # Python's round() takes a half to the even number: 5 wins of 8 showed as 62%, 3 of 8
+    # as 38%, so two players a game apart looked 24 points apart.
+    assert standings.percent(rate) == shown
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(Fraction(401, 4), "100.3"), (Fraction(1175, 4), "293.8"), (Fraction(-401, 4), "-100.3"),
+     (Fraction(11000, 3), "3666.7"), (0.15, "0.2"), (100.25, "100.3"), (-0.04, "0.0"),
+     (Fraction(-1, 40), "0.0"), (23.0, "23.0")],
+)  # fmt: skip
+def test_an_average_rounds_a_half_away_from_zero_and_never_shows_minus_zero(
+    value: Fraction | float, shown: str
+) -> None:
+    assert standings.one_decimal(value) == shown
