@@ -10,10 +10,12 @@ size and cost however long the history grows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from functools import cache
 from typing import Any
 
-from flask_babel import format_decimal
+from babel.dates import format_skeleton
+from flask_babel import format_decimal, get_locale
 from flask_babel import gettext as _
 from sqlalchemy import bindparam, func, select
 
@@ -154,7 +156,7 @@ def _rating_chart(player: Player) -> charts.Chart | None:
         now = f"{now}. " + _("Only the last %(num)s rated matches are shown.", num=CHART_POINTS)
     return charts.line_chart(
         title,
-        [p.played_on.strftime("%d %b") for p in points],
+        [_day(p.played_on) for p in points],
         [(player.name, [round(ratings.Standing(p.mu, p.sigma).ordinal, 1) for p in points])],
         now,
     )
@@ -183,6 +185,11 @@ def _score_chart(player: Player, season_id: int | None, line: Line) -> charts.Ch
         [(player.name, scores)],
         average,
     )
+
+
+def _day(day: date) -> str:
+    """A chart's date, short, as the served language writes it ("Mar 7", "7. 3.", "7 мар.")."""
+    return format_skeleton("MMMd", day, locale=get_locale() or "en")
 
 
 def _fmt(value: float | None) -> str:

@@ -7,6 +7,7 @@ import io
 from datetime import date
 
 import pytest
+from babel.dates import format_skeleton
 from support import give_role, log_in
 
 from scorekeeper.extensions import db
@@ -247,6 +248,20 @@ def test_the_player_page_shows_record_partners_rivals_and_two_charts(client, clu
     assert "Rating after each match" in page and "Score in each game" in page
     assert "With each partner" in page and "Against each opponent" in page
     assert "<script>" not in page
+
+
+def test_the_rating_charts_dates_are_written_as_the_served_language_writes_them(client, club, app):
+    # They were strftime("%d %b"): "07 Dec" on a Russian or Czech page.
+    with app.app_context():
+        ann = db.session.query(Player).filter_by(name="Ann").one().public_id
+        day = db.session.query(Match).order_by(Match.id).first().played_on
+    english_month = day.strftime("%b")
+    for lang in ("en", "cs", "bs", "ru"):
+        written = format_skeleton("MMMd", day, locale=lang)  # "Dec 7", "7. 12.", "7 дек."
+        page = client.get(f"/c/{club}/p/{ann}", headers={"Accept-Language": lang})
+        text = page.get_data(as_text=True)
+        assert f'<th scope="row">{written}</th>' in text, (lang, written)
+        assert (english_month in text) == (lang == "en"), lang
 
 
 def test_an_unknown_club_or_player_is_a_404(client, club):
