@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from datetime import date
 
 import pytest
@@ -88,6 +89,40 @@ def test_a_column_header_sorts_the_table(client, club):
     page = client.get(f"/c/{club}?sort=points_for").get_data(as_text=True)
     assert 'aria-sort="descending"' in page
     assert page.index(">Bob<") < page.index(">Dee<") < page.index(">Ann<")
+
+
+def test_a_place_the_tie_breaks_decided_says_which_in_ranking_order(client, app):
+    # Level on win %, Gus is placed by points per game; Eve, Bob and Fay, level on points
+    # per game too, by their meetings (Eve beat Fay; Bob met neither). A club member could
+    # not tell from the page why Eve stood above Bob.
+    with app.app_context():
+        made = clubs.create_club("Tie-breaks", min_games=1)
+        play(made, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300))
+        play(made, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(600, 300))
+        play(made, [("Eve",), ("Fay",)], four_deals(500, 300))
+        play(made, [("Gus",), ("Eve",)], four_deals(550, 300))
+        play(made, [("Fay",), ("Gus",)], four_deals(500, 300))
+        made_id = made.public_id
+    club = own(app, made_id)
+    page = client.get(f"/c/{club}").get_data(as_text=True)
+    places = [
+        (" ".join(re.sub(r"<[^>]+>", " ", cell).split()), re.sub(r"<[^>]+>", "", name))
+        for cell, name in re.findall(r"<tr>\s*<td>(.*?)</td>\s*<th scope=\"row\">(.*?)</th>", page)
+    ]
+    assert places == [
+        ("1", "Ann"),
+        ("2", "Cid"),
+        ("3 * (placed by points per game)", "Gus"),
+        ("4 † (placed by head-to-head)", "Eve"),
+        ("5 † (placed by head-to-head)", "Bob"),
+        ("6 † (placed by head-to-head)", "Fay"),
+        ("7", "Dee"),
+    ]
+    assert "* placed by points per game</span> · <span>† placed by head-to-head" in page
+    sorted_page = client.get(f"/c/{club}?sort=games").get_data(as_text=True)
+    assert 'class="tiebreak"' not in sorted_page and "tiebreaks" not in sorted_page
+    russian = client.get(f"/c/{club}", headers={"Accept-Language": "ru"}).get_data(as_text=True)
+    assert "место по очкам за игру" in russian and "место по личным встречам" in russian
 
 
 def test_the_standings_csv_has_every_metric_per_player(client, club):
