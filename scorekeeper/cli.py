@@ -23,6 +23,7 @@ from .cli_commands import (
     migrate,
     migrate_database,
     migrated_app,
+    reset_link,
     seed_demo,
     serve,
     update_ratings,
@@ -264,6 +265,26 @@ def build_parser() -> argparse.ArgumentParser:
     owner.add_argument("club", help=_("the club's public id (from its address) or exact name"))
     owner.add_argument("username", help=_("an account that has signed up"))
     owner.set_defaults(handler=club_owner)
+    reset = commands.add_parser(
+        "reset-link",
+        help=_("make a one-time password reset link for an account"),
+        description=fill(
+            _(
+                "For an account whose password is forgotten: a link, valid for 24 hours,"
+                " that sets a new password once and logs in; every other log-in of the"
+                " account then ends. A club's owner makes such links in the app for the"
+                " club's own members; this makes one for any account, owners and members of"
+                " several clubs included."
+            )
+        ),
+        epilog=fill(
+            examples + "\n  scorekeeper reset-link ana\n  scorekeeper reset-link --port 8080 ana"
+        ),
+        formatter_class=formatter,
+    )
+    reset.add_argument("username", help=_("the account's username"))
+    _add_where(reset, _("where 'scorekeeper serve' listens"))
+    reset.set_defaults(handler=reset_link)
     rate = commands.add_parser(
         "ratings",
         help=_("bring club ratings up to date and exit"),

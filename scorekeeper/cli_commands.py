@@ -225,12 +225,48 @@ def demo_report(club: Any, created: bool, host: str, port: int, base: str | None
             )
         ]
     lines.append(_("Open it where the server answers (start it with 'scorekeeper serve'):"))
+    return lines + _answered_at(path, host, port, base)
+
+
+def _answered_at(path: str, host: str, port: int, base: str | None) -> list[str]:
+    """The addresses the server answers ``path`` on, a line each: the public base URL
+    when it is set, this computer's network addresses, then this computer itself."""
     urls = [base.rstrip("/") + path] if base else []
     urls += network.network_urls(host, port, path)
-    lines += [f"  {url}" for url in urls]
+    lines = [f"  {url}" for url in urls]
     here = network.this_computer_url(host, port, path)
-    lines.append("  " + _("%(url)s (on this computer)", url=here))
-    return lines
+    return [*lines, "  " + _("%(url)s (on this computer)", url=here)]
+
+
+def reset_link(args: argparse.Namespace) -> None:
+    """A one-time link for any account to choose a new password (owners included): what
+    the person who runs the server hands over when a club's owner may not."""
+    from .engine.errors import phrase
+    from .services import accounts
+
+    app = migrated_app()
+    with app.app_context():
+        account = accounts.find(args.username)
+        if account is None:
+            raise CommandError(
+                say(
+                    phrase(
+                        "No account is called %(username)s; sign up in the app first.",
+                        username=repr(args.username),
+                    )
+                )
+            )
+        path = f"/reset/{accounts.make_reset_link(account, None)}"
+        name = account.username
+        base = app.config.get("PUBLIC_BASE_URL")
+    lines = [
+        _(
+            "A one-time link for %(name)s to choose a new password, for 24 hours. It logs"
+            " them in: hand it over in person, not where others can read it.",
+            name=name,
+        )
+    ]
+    print("\n".join(lines + _answered_at(path, args.host, args.port, base)))
 
 
 def club_owner(args: argparse.Namespace) -> None:

@@ -186,6 +186,7 @@ def change_password(account: Account, current: str, new: str) -> None:
     if not _verify(account.password_hash, current[:MAX_PASSWORD]):
         raise AccountError([Problem("current", _("This is not your current password."))])
     check_password(new, "new")
+    _cancel_resets(account)
     _set_password(account, new)
     end_other_sessions(account, keep=account.session_token)
 
@@ -202,14 +203,15 @@ def _set_password(account: Account, password: str) -> None:
     db.session.commit()
 
 
-def make_reset_link(account: Account, made_by: Account) -> str:
-    """A one-time token to set a new password (a club owner hands it over); 24 hours."""
+def make_reset_link(account: Account, made_by: Account | None) -> str:
+    """A one-time token to set a new password, for 24 hours: a club owner hands it over
+    (``made_by``), or the person who runs the server makes it (``scorekeeper reset-link``)."""
     token = secrets.token_urlsafe(32)
     db.session.add(
         PasswordReset(
             token_hash=token_hash(token),
             account_id=account.id,
-            created_by=made_by.id,
+            created_by=made_by.id if made_by is not None else None,
             expires_at=utcnow() + timedelta(hours=RESET_HOURS),
         )
     )
@@ -234,9 +236,19 @@ def use_reset(reset: PasswordReset, password: str) -> Account:
     check_password(password, "new")
     reset.used_at = utcnow()
     account = reset.account
+    _cancel_resets(account, but=reset)
     _set_password(account, password)
     end_other_sessions(account)
     return account
+
+
+def _cancel_resets(account: Account, but: PasswordReset | None = None) -> None:
+    """The account's other reset links stop working: its password was just chosen (a link
+    handed over earlier, or made before the account left a club, opened it afterwards)."""
+    query = delete(PasswordReset).where(PasswordReset.account_id == account.id)
+    if but is not None:
+        query = query.where(PasswordReset.id != but.id)
+    db.session.execute(query)
 
 
 def _aware(moment: datetime) -> datetime:

@@ -12,7 +12,8 @@ import secrets
 from datetime import timedelta
 
 from flask_babel import gettext as _
-from sqlalchemy import func, or_, select
+from sqlalchemy import delete, func, or_, select
+from sqlalchemy.exc import InvalidRequestError
 
 from ..engine import Problem
 from ..extensions import db
@@ -22,10 +23,13 @@ from ..models import (
     Club,
     Invitation,
     Membership,
+    PasswordReset,
     Player,
+    SavedRuleSet,
     is_public_id,
     utcnow,
 )
+from . import locks
 from .accounts import AccountError, _aware, token_hash
 
 INVITE_DAYS = 7
@@ -135,26 +139,72 @@ def _last_owner() -> AccountError:
     return AccountError([Problem("role", message)])
 
 
+def _in_turn(member: Membership) -> None:
+    """Take the club's lock, then read the member again: two owners changing roles at the
+    same moment take turns, and the second sees the first's change, so the count of owners
+    it checks is the one it writes against (on PostgreSQL two demotions at once left a club
+    with no owner; SQLite's writers already take turns)."""
+    locks.lock_club(db.session, member.club_id)
+    try:
+        db.session.refresh(member)
+    except InvalidRequestError:  # taken out of the club meanwhile
+        raise AccountError([Problem("role", _("This account is no longer in the club."))]) from None
+
+
 def set_role(member: Membership, role: str) -> None:
     """Change a member's role; the last owner stays an owner."""
     if role not in ROLES:
         raise AccountError([Problem("role", _("Choose a role."))])
+    _in_turn(member)
     if member.role == "owner" and role != "owner" and _owners(member_club(member)) <= 1:
-        raise AccountError(
-            [Problem("role", _("A club needs an owner: make someone else owner first."))]
-        )
+        raise _last_owner()
     member.role = role
     db.session.commit()
 
 
 def remove(member: Membership) -> None:
-    """Take the account out of the club; the last owner cannot be removed."""
+    """Take the account out of the club; the last owner cannot be removed. The reset links
+    made for the account go with it (an owner made them as its club's owner)."""
+    _in_turn(member)
     if member.role == "owner" and _owners(member_club(member)) <= 1:
-        raise AccountError(
-            [Problem("role", _("A club needs an owner: make someone else owner first."))]
-        )
+        raise _last_owner()
+    db.session.execute(delete(PasswordReset).where(PasswordReset.account_id == member.account_id))
     db.session.delete(member)
     db.session.commit()
+
+
+def reset_link_refusal(member: Membership) -> str | None:
+    """Why an owner of the member's club may not make them a password reset link, or None.
+
+    A reset link logs in as the account everywhere, not only in this club: an owner who
+    invited someone could otherwise take over an account that owns or scores for a club of
+    its own, or keeps house rules. Only an account that is nothing but a member of this club
+    gets one from its owner; for any other, the person who runs the server makes the link
+    (``scorekeeper reset-link``).
+    """
+    if member.role == "owner":
+        return _(
+            "An owner's password is reset by the person who runs the server"
+            " ('scorekeeper reset-link'), not by this link."
+        )
+    elsewhere = db.session.scalar(
+        select(func.count())
+        .select_from(Membership)
+        .where(Membership.account_id == member.account_id, Membership.club_id != member.club_id)
+    )
+    rules = db.session.scalar(
+        select(func.count())
+        .select_from(SavedRuleSet)
+        .where(SavedRuleSet.account_id == member.account_id)
+    )
+    if elsewhere or rules:
+        return _(
+            "%(name)s is also in another club or keeps house rules of their own, so a reset"
+            " link for them would open more than this club: only the person who runs the"
+            " server can make one ('scorekeeper reset-link').",
+            name=member.account.username,
+        )
+    return None
 
 
 def member_club(member: Membership) -> Club:
@@ -215,10 +265,13 @@ def invitation_of(token: str) -> Invitation | None:
 
 
 def accept(invitation: Invitation, account: Account) -> Membership:
-    """Join the invitation's club; one use is spent unless the account was already in it."""
+    """Join the invitation's club, or take its stronger role; each spends one use (a
+    member already holding the role spends none). A link for one scorer once made every
+    member who opened it a scorer, and could still be used."""
     club = db.session.get(Club, invitation.club_id)
     assert club is not None
-    if membership(account, club) is None:
+    found = membership(account, club)
+    if found is None or rank(invitation.role) > rank(found.role):
         invitation.uses_left -= 1
     return add_member(club, account, invitation.role)
 

@@ -30,7 +30,17 @@ from scorekeeper.services import backup, data_import
 from scorekeeper.services.data_rebuild import score_matches
 from scorekeeper.services.data_tables import BadValueError, Refused
 
-COMMANDS = ["", "serve", "migrate", "seed-demo", "club-owner", "backup", "export", "import"]
+COMMANDS = [
+    "",
+    "serve",
+    "migrate",
+    "seed-demo",
+    "club-owner",
+    "reset-link",
+    "backup",
+    "export",
+    "import",
+]
 LANGUAGES = ["cs", "bs", "ru"]
 #: argparse's own lines, kept in English in every language.
 ARGPARSE = ("usage:", "options:", "positional arguments:", "-h, --help")
@@ -621,3 +631,36 @@ def test_several_processes_where_sockets_cannot_be_inherited_are_refused_in_the_
     monkeypatch.setattr(keeper, "CAN_KEEP", False)  # as on Windows
     err = refused_in("ru", ["serve", "--workers", "2"], monkeypatch, capsys)
     assert "--workers 2: для нескольких процессов сервера нужен Linux" in err
+
+
+def test_reset_link_makes_a_one_time_link_for_any_account_in_the_environments_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The person who runs the server helps an owner, or a member of several clubs, whose
+    # password no club's owner may reset.
+    from scorekeeper.app import create_app
+    from scorekeeper.extensions import db
+    from scorekeeper.services import accounts
+
+    _backup_env(monkeypatch, f"sqlite:///{tmp_path / 'club.sqlite3'}")
+    speak(monkeypatch, "en")
+    assert cli.main(["migrate"]) == 0
+    app = create_app()
+    with app.app_context():
+        accounts.sign_up("ana", "a long enough password")
+        db.session.remove()
+    err = refused_in("ru", ["reset-link", "nobody"], monkeypatch, capsys)
+    assert "'nobody'" in err and "No account" not in err
+    speak(monkeypatch, "cs")
+    capsys.readouterr()
+    assert cli.main(["reset-link", "--host", "127.0.0.1", "--port", "8123", "ANA"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Jednorázový odkaz, kterým si ana zvolí nové heslo, platí 24 hodin.")
+    link = re.search(r"http://127\.0\.0\.1:8123(/reset/[\w-]+)", out)
+    assert link is not None, out
+    with app.app_context():
+        reset = accounts.reset_of(link.group(1).removeprefix("/reset/"))
+        assert reset is not None and reset.account.username == "ana" and reset.created_by is None
+        accounts.use_reset(reset, "a brand new password")
+        assert accounts.authenticate("ana", "a brand new password") is not None
+        db.session.remove()

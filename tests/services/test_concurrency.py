@@ -20,15 +20,17 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import select
+from sqlalchemy import select, update
 from support import give_role, log_in
 
 from scorekeeper import database
 from scorekeeper.engine import Match
 from scorekeeper.extensions import db
 from scorekeeper.models import (
+    Account,
     Club,
     DealSide,
+    Membership,
     Player,
     RatingPoint,
     Season,
@@ -37,7 +39,7 @@ from scorekeeper.models import (
 )
 from scorekeeper.models import Deal as DealRow
 from scorekeeper.models import Match as MatchRow
-from scorekeeper.services import aggregates, clubs, matches, ratings, standings
+from scorekeeper.services import accounts, aggregates, clubs, matches, ratings, standings
 from scorekeeper.services.demo import play
 
 ROUNDS = 20
@@ -536,3 +538,38 @@ def test_a_deal_post_whose_match_did_not_change_meanwhile_does_not_read_it_again
     # scored once: on SQLite with two processes while reading, before the turn to write
     # (held for none of it); else under the turn (one process) or the match's row lock
     assert scorings == [reads_first]
+
+
+def test_two_owners_stepping_down_at_once_leave_the_club_an_owner(app: Flask, club_id: int) -> None:
+    # One owner demotes the co-owner and themselves from two tabs at the same moment: each
+    # counted two owners before the other's change, and on PostgreSQL 15 rounds of 20 left
+    # the club with none (the owner check read, then wrote, without the club's lock).
+    with app.app_context():
+        public_id = str(db.session.get(Club, club_id).public_id)  # type: ignore[union-attr]
+    give_role(app, public_id, "coowner", "owner")
+    with app.app_context():
+        ids = {n: str(accounts.find(n).public_id) for n in ("keeper", "coowner")}  # type: ignore[union-attr]
+
+    def demote(name: str) -> Step:
+        def step(client: FlaskClient, barrier: threading.Barrier) -> None:
+            barrier.wait(timeout=30)
+            answer = client.post(f"/c/{public_id}/members/{ids[name]}", data={"role": "member"})
+            assert answer.status_code in (303, 403, 422), answer.status_code
+
+        return step
+
+    for _ in range(ROUNDS):
+        _race(app, demote("coowner"), demote("keeper"))
+        with app.app_context():
+            roles = dict(
+                db.session.execute(
+                    select(Account.username, Membership.role)
+                    .join(Account, Account.id == Membership.account_id)
+                    .where(Membership.club_id == club_id)
+                ).all()
+            )
+            assert "owner" in (roles["keeper"], roles["coowner"]), roles
+            db.session.execute(
+                update(Membership).where(Membership.club_id == club_id).values(role="owner")
+            )
+            db.session.commit()

@@ -9,7 +9,7 @@ from datetime import timedelta
 from authz_world import build, client_as
 from flask import Flask
 from sqlalchemy import select
-from support import PASSWORD, account_id, ensure_account, log_in, signed_in_client
+from support import PASSWORD, account_id, ensure_account, give_role, log_in, signed_in_client
 from test_rules_support import preset_dict
 
 from scorekeeper.extensions import db
@@ -87,7 +87,73 @@ def test_an_owner_hands_over_a_one_time_reset_link_and_old_log_ins_end(app: Flas
     assert app.test_client().post(link, data={"new": "another one!"}).status_code == 404
     with app.app_context():
         assert accounts.authenticate("reader", "a brand new one") is not None
-        assert db.session.scalar(select(PasswordReset).where(PasswordReset.used_at.is_(None)))
+        # the link handed over earlier stops working too: the password was just chosen
+        assert not db.session.scalar(select(PasswordReset).where(PasswordReset.used_at.is_(None)))
+    assert app.test_client().get(f"/reset/{world.reset_token}").status_code == 404
+
+
+def _reset_links(app: Flask) -> int:
+    with app.app_context():
+        return len(db.session.scalars(select(PasswordReset)).all())
+
+
+def test_no_reset_link_for_an_account_in_another_club_or_keeping_house_rules(
+    app: Flask,
+) -> None:
+    # A reset link logs in as the account everywhere: an owner who had invited someone could
+    # take over an account owning a club of its own, then rename or delete that club.
+    world = build(app)
+    owner = client_as(app, "owner")
+    give_role(app, world.other, "reader", "member")  # the stranger's club too
+    before = _reset_links(app)
+    refused = owner.post(f"/c/{world.club}/members/{world.reader}/reset")
+    text = refused.get_data(as_text=True)
+    assert refused.status_code == 422 and "reader is also in another club" in text
+    assert "/reset/" not in text and _reset_links(app) == before
+    with app.app_context():
+        scorer = accounts.find("scorer")
+        rule_sets.create({**preset_dict("classic"), "name": "Scorer's"}, account_id=scorer.id)  # type: ignore[union-attr]
+        scorer_id = scorer.public_id  # type: ignore[union-attr]
+    refused = owner.post(f"/c/{world.club}/members/{scorer_id}/reset")
+    assert refused.status_code == 422 and "keeps house rules" in refused.get_data(as_text=True)
+    with app.app_context():
+        me = accounts.find("owner").public_id  # type: ignore[union-attr]
+    refused = owner.post(f"/c/{world.club}/members/{me}/reset")
+    assert refused.status_code == 422 and "scorekeeper reset-link" in refused.get_data(as_text=True)
+    assert _reset_links(app) == before
+
+
+def test_a_reset_link_ends_when_its_member_leaves_or_chooses_a_password(app: Flask) -> None:
+    world = build(app)
+    owner = client_as(app, "owner")
+    page = owner.post(f"/c/{world.club}/members/{world.reader}/reset").get_data(as_text=True)
+    fresh = re.search(r'value="http://localhost(/reset/[^"]+)"', page).group(1)  # type: ignore[union-attr]
+    reader = client_as(app, "reader")
+    changed = reader.post("/account", data={"current": PASSWORD, "new": "a brand new one"})
+    assert changed.status_code == 303, changed.get_data(as_text=True)
+    for link in (fresh, f"/reset/{world.reset_token}"):
+        assert app.test_client().get(link).status_code == 404, link
+    with app.app_context():
+        reader_row = accounts.find("reader")
+        again = accounts.make_reset_link(reader_row, accounts.find("owner"))  # type: ignore[arg-type]
+    owner.post(f"/c/{world.club}/members/{world.reader}", data={"remove": "1"})
+    assert app.test_client().get(f"/reset/{again}").status_code == 404
+
+
+def test_an_invitation_spends_a_use_on_each_member_whose_role_it_raises(app: Flask) -> None:
+    # A link for one scorer made every member who opened it a scorer, and still worked.
+    world = build(app)
+    owner = client_as(app, "owner")
+    for name in ("m1", "m2"):
+        assert signed_in_client(app, name).post(f"/join/{world.invite_token}").status_code == 303
+    page = owner.post(f"/c/{world.club}/invitations", data={"role": "scorer", "uses": "1"})
+    link = re.search(r'value="http://localhost/join/([^"]+)"', page.get_data(as_text=True))
+    token = link.group(1)  # type: ignore[union-attr]
+    assert client_as(app, "m1").post(f"/join/{token}").status_code == 303
+    assert role(app, "m1", world.club) == "scorer"
+    assert client_as(app, "m2").post(f"/join/{token}").status_code == 404  # used up
+    assert role(app, "m2", world.club) == "member"
+    assert client_as(app, "scorer").get(f"/join/{token}").status_code == 404
 
 
 def test_the_last_owner_cannot_step_down_and_roles_change_from_the_members_page(

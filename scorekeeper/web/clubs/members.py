@@ -138,12 +138,9 @@ def reset_link(club_id: str, account_id: str) -> Response:
     member = _member(club, account_id)
     if not ActionForm().validate():
         abort(400)
-    if member.role == "owner":
-        return _page(
-            club,
-            invalid_status(),
-            general=[_("Owners reset their password with another owner's help, not this link.")],
-        )
+    refusal = memberships.reset_link_refusal(member)
+    if refusal is not None:
+        return _page(club, invalid_status(), general=[refusal])
     token = accounts.make_reset_link(member.account, current_user)
     link = private_link("auth.reset", token=token)
     qr = qr_svg(link, _("QR code of the password reset link"))
