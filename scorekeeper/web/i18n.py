@@ -30,6 +30,7 @@ from flask_login import current_user
 from ..cli_i18n import environment_locale, said
 from ..engine.errors import Problem
 from . import authz
+from .next_url import local_path
 
 #: The languages served, each named in itself (the switcher shows these names).
 LANGUAGES: dict[str, str] = {
@@ -123,10 +124,8 @@ def translated_messages(problems: Iterable[Problem]) -> dict[str, list[str]]:
 
 
 def _safe_next(target: str | None) -> str:
-    target = (target or "").strip()
-    if target.startswith("/") and not target.startswith(("//", "/\\")) and "\\" not in target:
-        return target
-    return "/"
+    """A path on this site to go back to (``next_url.local_path``), else the home page."""
+    return local_path(target) or "/"
 
 
 @bp.route("/language")

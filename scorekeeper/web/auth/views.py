@@ -31,6 +31,7 @@ from ...services import accounts
 from .. import authz
 from ..i18n import COOKIE, COOKIE_MAX_AGE, LANGUAGES
 from ..i18n import translate_problem as tr
+from ..next_url import local_path
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
 
@@ -75,11 +76,8 @@ def _unauthorized() -> Response:
 
 
 def safe_next(target: str | None) -> str:
-    """Only a path on this site (never ``//host`` or a scheme) is followed after log-in."""
-    target = (target or "").strip()
-    if target.startswith("/") and not target.startswith(("//", "/\\")) and "\\" not in target:
-        return target
-    return url_for("home.index")
+    """Only a path on this site (``next_url.local_path``) is followed after log-in."""
+    return local_path(target) or url_for("home.index")
 
 
 def _log_in(account: Any, remember: bool) -> None:
