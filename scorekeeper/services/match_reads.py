@@ -19,7 +19,7 @@ from ..engine import Match, MatchError, RuleSet, Side, SideEntry
 from ..engine.entries import read_side
 from ..engine.errors import Problems
 from ..extensions import db
-from ..models import Deal, KnownName, MatchSide, is_public_id
+from ..models import Club, Deal, KnownName, MatchSide, Player, is_public_id
 from ..models import Match as MatchRow
 from . import locks
 from .audit import History
@@ -61,9 +61,17 @@ class LoadedMatch:
 
 
 def known_names(limit: int = 50) -> list[str]:
-    """Names typed before, most recently used first."""
+    """Names typed before for casual matches, most recently used first; never the name of a
+    player of a members-only club (the new-match page is open to anyone: it listed them to
+    visitors the club's own pages refuse)."""
+    private = (
+        select(Player.key).join(Club, Club.id == Player.club_id).where(Club.visibility == "members")
+    )
     rows = db.session.scalars(
-        select(KnownName.name).order_by(KnownName.last_used_at.desc()).limit(limit)
+        select(KnownName.name)
+        .where(KnownName.key.not_in(private))
+        .order_by(KnownName.last_used_at.desc())
+        .limit(limit)
     )
     return list(rows)
 

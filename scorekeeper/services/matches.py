@@ -113,7 +113,8 @@ def start_match(
         ]
         row.sides.append(side_row)
     db.session.add(row)
-    _remember_names(name for side in game.sides for name in side.players)
+    if club is None:  # a club's players are offered by its own search, to its scorers
+        _remember_names(name for side in game.sides for name in side.players)
     db.session.commit()
     return LoadedMatch(row, game)
 

@@ -108,6 +108,24 @@ def test_names_typed_once_are_offered_again_next_time(client: FlaskClient) -> No
                if "_player_" in n.attrs["name"])  # fmt: skip
 
 
+def test_no_player_of_a_members_only_club_is_offered_to_a_visitor(app: Flask) -> None:
+    # The new-match page is open to anyone; it listed the names of every club match's
+    # players, those of members-only clubs too, which the clubs' own pages refuse.
+    from scorekeeper.services import clubs
+    from scorekeeper.services.demo import four_deals, play
+
+    with app.app_context():
+        private = clubs.create_club("Private", visibility="members")
+        play(private, [("Secret Sarah",), ("Hidden Hank",)], four_deals(500, 300))
+        public = clubs.create_club("Open", visibility="public")
+        play(public, [("Open Olga",), ("Public Paul",)], four_deals(500, 300))
+    visitor = app.test_client()
+    start_match(visitor, "classic", "1+1", ["Ana", "Hidden Hank"])  # typed in a casual match
+    tree = parse(visitor.get("/matches/new").get_data(as_text=True))
+    offered = [o.attrs["value"] for o in tree.find_all("datalist", id="known-names")[0].iter()[1:]]
+    assert offered == ["Ana"]  # not a members-only club's player, even typed casually
+
+
 @pytest.mark.parametrize(
     ("layout", "first_dealer", "dealers"),
     [
