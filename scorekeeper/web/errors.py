@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from flask import Flask, jsonify, render_template, request
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
@@ -10,6 +13,10 @@ from werkzeug.exceptions import HTTPException, NotFound, SecurityError
 
 from ..extensions import db
 from ..models import Match
+
+#: Forms shown again with what was typed when their token no longer holds, by endpoint:
+#: a function answering the request, or None for the usual refusal (``rules.views``).
+KEEPS_TYPED: dict[str, Callable[[], Any]] = {}
 
 
 def register(app: Flask) -> None:
@@ -24,6 +31,10 @@ def register(app: Flask) -> None:
             return _http(request.routing_exception)
         if _no_such_match():
             return _http(NotFound())
+        again = KEEPS_TYPED.get(request.endpoint or "")
+        answer = again() if again is not None else None
+        if answer is not None:
+            return answer
         message = _("This page was open too long or came from elsewhere. Reload it and try again.")
         return render_template("error.html", code=400, message=message), 400
 

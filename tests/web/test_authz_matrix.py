@@ -22,6 +22,7 @@ from scorekeeper.web.authz import Rule
 OPEN_ON_PURPOSE = {
     "matches.create",  # a casual match (a club's is started under /c/<club>/matches)
     "rules.preview",  # draws a rules card, saves nothing
+    "rules.draft",  # a visitor's editor shown again (a row added), saves nothing
     "api.score",  # computes, saves nothing
     "api.meld",  # computes, saves nothing
     "auth.login",

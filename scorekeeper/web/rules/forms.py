@@ -7,11 +7,15 @@ these fields by ``mapping.apply_problems``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
 from wtforms import (
     BooleanField,
+    Field,
     Form,
     FormField,
     HiddenField,
@@ -163,6 +167,25 @@ class RuleSetForm(FlaskForm):
         StringField(_l("Condition"), render_kw={"maxlength": 300}), max_entries=MAX_ROWS
     )
     exact_draw_bonus = whole(_l("Exact-draw bonus (0: none)"), signed=True)
+
+    def validate(self, extra_validators: Any = None) -> bool:
+        """Every field but those of the way not chosen: the thresholds while the minimum
+        meld is by deal (or the per-deal list while it is by total), the number of decks
+        while it is one more than players. Hidden on the page, and not saved, they held a
+        save back with a message nobody could see."""
+        for field in self._set_aside():
+            field.process_errors = []
+            field.validators = ()
+        return bool(super().validate(extra_validators))
+
+    def _set_aside(self) -> Iterator[Field]:
+        if self.decks_mode.data == "players+1":
+            yield self.decks
+        if self.meld_by.data == "total":
+            yield from self.meld_per_deal
+        else:
+            for row in self.meld_thresholds:
+                yield from row.form
 
 
 for _key in CARD_KEYS:

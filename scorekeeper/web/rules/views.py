@@ -17,6 +17,7 @@ from ...engine import PRESETS, EngineError, RuleSet
 from ...models import SavedRuleSet
 from ...services import rule_sets
 from .. import authz
+from ..errors import KEEPS_TYPED
 from ..i18n import translate_problem as tr
 from ..rendering import invalid_status, render, wants_fragment
 from .card import rules_card
@@ -70,6 +71,55 @@ def new() -> Response:
 def create() -> Response:
     """Save a new rule set (or add a row to one of its lists and show the form again)."""
     return _save(None)
+
+
+@bp.post("/rules/draft")
+@authz.anyone  # saves nothing
+def draft() -> Response:
+    """The editor of a visitor not logged in, posted: a row added, or, on Save, what was
+    typed shown again with what to do (log in elsewhere, then save here again). Before,
+    both went to log in and everything typed was lost."""
+    reading_only()
+    form = RuleSetForm()
+    set_layout_choices(form)
+    adding = request.form.get("add")
+    if adding:
+        add_row(form, adding)
+        return _editor(form, preview=_preview(form)[0])
+    rules, problems, where = _preview(form)
+    form.validate()
+    general = apply_problems(form, problems, where)
+    if authz.account() is None:
+        needs = _(
+            "Saving house rules needs an account: log in (or sign up) in another tab, then"
+            " save here again. Nothing typed here is lost."
+        )
+        return _editor(form, preview=rules, general=[needs, *general], status=401)
+    return _editor(form, preview=rules, general=general)
+
+
+def typed_again() -> Response | None:
+    """The editor again with what was typed, when the form's token no longer holds (the
+    visitor logged in or out in another tab, as the editor itself advises): its next save
+    carries a token that does. None for rules the visitor may not change."""
+    row = None
+    if request.endpoint == "rules.edit":
+        row = rule_sets.load((request.view_args or {}).get("public_id", ""))
+        if row is None or not authz.may_edit_rule_set(row):
+            return None
+    form = RuleSetForm()
+    set_layout_choices(form)
+    if adding := request.form.get("add"):
+        add_row(form, adding)
+    again = _(
+        "This page was open too long, or you logged in or out meanwhile: nothing typed here"
+        " is lost. Check it and save again."
+    )
+    return _editor(form, row=row, preview=_preview(form)[0], general=[again], status=400)
+
+
+for _endpoint in ("rules.create", "rules.draft", "rules.edit"):
+    KEEPS_TYPED[_endpoint] = typed_again
 
 
 @bp.route("/rules/<public_id>/edit", methods=["GET", "POST"])
