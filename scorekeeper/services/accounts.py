@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import unicodedata
 from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher, Type
@@ -80,6 +81,26 @@ def find(username: str) -> Account | None:
     return db.session.scalar(select(Account).where(Account.username_key == key))
 
 
+#: Alphabets whose letters look alike: a word mixing them can pass for another's name.
+LOOK_ALIKE = ("LATIN", "CYRILLIC", "GREEK")
+
+
+def _looks_like_another(name: str) -> bool:
+    """Whether a username could pass for another: an invisible or direction-changing
+    character (Unicode's format characters), a letter with a plainer twin (a full-width
+    "Ａnn" is "Ann"), or a word mixing Latin, Cyrillic and Greek letters ("Аnn" with a
+    Cyrillic А). Each was accepted beside an "Ann"."""
+    if any(unicodedata.category(ch) == "Cf" for ch in name):
+        return True
+    if unicodedata.normalize("NFKC", name) != unicodedata.normalize("NFC", name):
+        return True
+    for word in name.split():
+        scripts = {unicodedata.name(ch, "").split(" ", 1)[0] for ch in word if ch.isalpha()}
+        if len(scripts & set(LOOK_ALIKE)) > 1:
+            return True
+    return False
+
+
 def sign_up(username: str, password: str) -> Account:
     """Make an account; the username must be free (any case)."""
     name = username_as_kept(username)
@@ -93,6 +114,15 @@ def sign_up(username: str, password: str) -> Account:
     taken = AccountError([Problem("username", _("This username is taken; choose another."))])
     if find(name) is not None:
         raise taken
+    if _looks_like_another(name):
+        raise AccountError(
+            [
+                Problem(
+                    "username",
+                    _("Use the letters of one alphabet in each word, and no hidden characters."),
+                )
+            ]
+        )
     account = Account(username=name, username_key=username_key(name))
     account.password_hash = HASHER.hash(password)
     db.session.add(account)

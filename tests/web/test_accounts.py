@@ -3,6 +3,7 @@ password rules and hashing, changing and resetting passwords."""
 
 from __future__ import annotations
 
+import pytest
 from argon2 import PasswordHasher
 from flask import Flask
 from sqlalchemy import func, select
@@ -33,6 +34,24 @@ def test_signing_up_logs_in_and_the_username_is_unique_whatever_its_case(app: Fl
     assert response.status_code == 303 and logged_in(client)
     again = app.test_client().post("/signup", data={"username": "ANA", "password": PASSWORD})
     assert again.status_code == 422 and "This username is taken" in again.get_data(as_text=True)
+
+
+def test_a_username_that_could_pass_for_another_is_refused(app: Flask) -> None:
+    # Each was accepted beside an "Ann": a Cyrillic А, a full-width Ａ, a zero-width space,
+    # a right-to-left override. (Sign-ups are limited per address: most go to the service.)
+    client = app.test_client()
+    assert client.post("/signup", data={"username": "Ann", "password": PASSWORD}).status_code == 303
+    answer = app.test_client().post("/signup", data={"username": "\u0410nn", "password": PASSWORD})
+    assert answer.status_code == 422
+    assert "one alphabet in each word" in answer.get_data(as_text=True)
+    with app.app_context():
+        for name in ("\uff21nn", "Ann\u200b", "\u202eAnn", "Jo\u200dhn"):
+            with pytest.raises(accounts.AccountError):
+                accounts.sign_up(name, PASSWORD)
+        assert db.session.scalar(select(func.count()).select_from(Account)) == 1
+        # a name in one alphabet, or in two words of two, is anybody's
+        for name in ("Иван Smith", "Ελένη", "Zoë", "Jose\u0301", "O'Brien-Müller"):
+            assert accounts.sign_up(name, PASSWORD).username == name
 
 
 def test_a_short_password_is_refused_beside_the_field_and_no_account_is_made(app: Flask) -> None:
