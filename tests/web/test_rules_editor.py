@@ -357,3 +357,18 @@ def test_a_bad_red_three_in_a_foot_is_refused_beside_its_field(client: FlaskClie
     assert "Enter a whole number" in error_beside(
         response.get_data(as_text=True), "red_left_in_foot"
     )
+
+
+def test_a_special_book_row_with_only_its_going_out_count_is_refused_for_its_name(
+    app: Flask, client: FlaskClient
+) -> None:
+    # Only "Needed to go out" filled in: the row was dropped without a word and the rules
+    # saved without the book. An empty name also showed the key's message, about a field
+    # nobody sees ("The key must be lower-case letters and digits.").
+    typed = changed(new_form(client), **{"special_books-0-requires": 1})
+    response = client.post("/rules", data=typed)
+    assert response.status_code == 422 and count(app) == 0
+    html = response.get_data(as_text=True)
+    beside = error_beside(html, "special_books-0-name")
+    assert "cannot be empty" in beside and "key" not in beside
+    assert form_fields(html).get("special_books-0-requires") == "1"

@@ -121,13 +121,22 @@ def _minimum_meld(form: Any, where: dict[str, Any]) -> list[Any]:
 
 def _special_books(form: Any, where: dict[str, Any], requires: dict[str, Any]) -> list[Any]:
     books = []
+    # A row with anything typed or ticked in it is a book (its missing parts are refused
+    # beside them); only "Needed to go out" filled in was dropped without a word.
     rows = [
-        r for r in form.special_books if not _blank(r["name"].data, r["rank"].data, r["bonus"].data)
-    ]
+        r
+        for r in form.special_books
+        if not _blank(
+            r["name"].data, r["rank"].data, r["bonus"].data, r["requires"].data,
+            r["wilds"].data or None,
+        )
+    ]  # fmt: skip
     for i, row in enumerate(rows):
         path = f"special_books[{i}]"
         name = row["name"].data or ""
-        key = row["key"].data or (slug(name) if name.strip() else "")
+        # A nameless book is refused for its name: a key made up meanwhile keeps the key's
+        # own message ("lower-case letters and digits", about a field nobody sees) away.
+        key = row["key"].data or (slug(name) if name.strip() else "book")
         for part, field in (("key", row["name"]), ("name", row["name"]), ("rank", row["rank"])):
             where[f"{path}.{part}"] = field
         where[path], where[f"{path}.bonus"], where[f"{path}.wilds"] = (
