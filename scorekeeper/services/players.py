@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from babel.dates import format_skeleton
@@ -189,7 +189,14 @@ def _score_chart(player: Player, season_id: int | None, line: Line) -> charts.Ch
 
 def _day(day: date) -> str:
     """A chart's date, short, as the served language writes it ("Mar 7", "7. 3.", "7 мар.")."""
-    return format_skeleton("MMMd", day, locale=get_locale() or "en")
+    return _day_in(str(get_locale() or "en"), day)
+
+
+@lru_cache(maxsize=4096)
+def _day_in(language: str, day: date) -> str:
+    # Babel takes some 50 µs a date (strftime 1): a chart's 50 points, most of them on a few
+    # club nights, are formatted once a night.
+    return str(format_skeleton("MMMd", day, locale=language))
 
 
 def _fmt(value: float | None) -> str:
