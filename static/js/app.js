@@ -6,6 +6,9 @@
   "use strict";
   document.documentElement.classList.remove("no-js");
   document.documentElement.classList.add("js");
+  // htmx carries an element's style attribute over a swap by default (setAttribute): the
+  // CSP refuses that, loudly, whenever something (the CSSOM, an extension) gave one a style.
+  if (window.htmx) window.htmx.config.attributesToSettle = ["class", "width", "height"];
 
   function changed(input) {
     input.dispatchEvent(new Event("input", { bubbles: true }));
@@ -72,15 +75,17 @@
 
 /* Nothing typed is lost on a reload or a dropped connection: the deal form's numbers are
    kept in this phone's storage until the deal is saved. The key names the match, the deal
-   and (for a correction) its version, so a stored draft never lands on another deal. */
+   and (for a correction) its version, so a stored draft never lands on another deal; when
+   the form is aimed at another deal with the numbers in it (the conflict view; a deal
+   kept offline before it), the draft moves with them. */
 (function () {
   "use strict";
   var PREFIX = "scorekeeper:draft:";
   var DAY = 24 * 60 * 60 * 1000;
+  var sent = null;  // the draft's key while the deal form is sent, until its answer settles
 
-  function storage() {
-    try { return window.localStorage; } catch (e) { return null; }
-  }
+  var store = null;  // none where the browser refuses it (storage turned off)
+  try { store = window.localStorage; } catch (e) { /* nothing is kept */ }
 
   function keyOf(form) {
     var guard = form.elements.version && form.elements.version.value
@@ -90,13 +95,18 @@
   }
 
   function fields(form) {
-    return Array.prototype.filter.call(form.elements, function (el) {
+    return [].filter.call(form.elements, function (el) {
       return el.name && el.name.indexOf("sides-") === 0 || el.name === "went_out";
     });
   }
 
+  function typedIn(form) {
+    return fields(form).some(function (el) {
+      return el.type === "radio" ? el.checked && el.value !== "" : el.value !== "";
+    });
+  }
+
   function save(form) {
-    var store = storage();
     if (!store) return;
     var values = {};
     fields(form).forEach(function (el) {
@@ -107,14 +117,12 @@
   }
 
   function restore(form) {
-    var store = storage();
     if (!store) return;
     var raw = store.getItem(keyOf(form));
     if (!raw) return;
     var draft;
     try { draft = JSON.parse(raw); } catch (e) { store.removeItem(keyOf(form)); return; }
-    var typed = fields(form).some(function (el) { return el.type !== "radio" && el.value !== ""; });
-    if (typed || !draft.values) return;  // the server's own values win (errors, corrections)
+    if (typedIn(form) || !draft.values) return;  // the server's own values win (errors, corrections)
     fields(form).forEach(function (el) {
       if (!(el.name in draft.values)) return;
       if (el.type === "radio") el.checked = el.value === draft.values[el.name];
@@ -123,20 +131,27 @@
     var note = document.createElement("p");
     note.className = "flash";
     note.setAttribute("role", "status");
-    note.textContent = form.dataset.restoredText || "Restored what you typed before.";
+    note.textContent = form.dataset.restoredText;
     form.insertBefore(note, form.querySelector("fieldset"));
     // Refresh the preview (an input event: a change of the went-out radio would refill books).
     var count = fields(form).filter(function (el) { return el.type !== "radio"; })[0];
     if (count) count.dispatchEvent(new Event("input", { bubbles: true }));
   }
 
-  function forget(form) {
-    var store = storage();
-    if (store) store.removeItem(keyOf(form));
+  function drop(key) {
+    if (store && key) store.removeItem(key);
+  }
+
+  /* The form now aims elsewhere than the draft's key `from` (it is numbered after the
+     deals kept offline, below): its numbers take their draft along; an empty form takes
+     the draft kept for its deal now (a reload without a connection). */
+  function reaimed(form, from) {
+    if (!form || from === keyOf(form)) return;
+    if (typedIn(form)) { save(form); drop(from); }
+    else restore(form);
   }
 
   function tidy() {
-    var store = storage();
     if (!store) return;
     for (var i = store.length - 1; i >= 0; i--) {
       var key = store.key(i);
@@ -147,33 +162,77 @@
     }
   }
 
+  /* A new deal form (the page's, or one a save's answer swapped in). After a save: the
+     answer's numbers, when it brought them back (refused; the conflict view aims them at
+     the next deal), are the draft now, under the form's key; an empty form means saved. */
   function setUp(root) {
     var form = root.querySelector("#deal-entry");
-    if (form && !form.dataset.draftReady) {
-      form.dataset.draftReady = "1";
-      restore(form);
+    if (form && form.dataset.draftReady) return;
+    var from = sent;
+    sent = null;
+    if (form) form.dataset.draftReady = "1";
+    if (from && form && typedIn(form)) {
+      reaimed(form, from);  // the same key: its draft was kept when it was sent
+    } else {
+      drop(from);
+      if (form) restore(form);
     }
   }
 
-  document.addEventListener("input", function (event) {
-    var form = event.target.form;
-    if (form && form.id === "deal-entry") save(form);
+  ["input", "change"].forEach(function (type) {
+    document.addEventListener(type, function (event) {
+      var form = event.target.form;
+      if (form && form.id === "deal-entry") save(form);
+    });
   });
-  document.addEventListener("change", function (event) {
-    var form = event.target.form;
-    if (form && form.id === "deal-entry") save(form);
+  /* While the deal form is sent its Save button says so (busy, not to be tapped again)
+     until the answer, or htmx's time limit, comes; and no preview starts, nor lands: its
+     going-out checklists, swapped out of band, would show the saved deal's books on the
+     next deal's sheet. A preview answering for a sheet that is gone is dropped too. */
+  function busy(form, on) {
+    var button = form.querySelector(".form-actions .primary");
+    if (!button) return;
+    button.disabled = on;
+    button[on ? "setAttribute" : "removeAttribute"]("aria-busy", "true");
+  }
+  document.addEventListener("htmx:beforeSend", function (event) {
+    var form = event.detail.elt;
+    if (form.id !== "deal-entry") return;
+    sent = keyOf(form);
+    busy(form, true);
   });
   document.addEventListener("htmx:afterRequest", function (event) {
-    var form = event.detail.elt;
-    if (form && form.id === "deal-entry" && event.detail.successful) forget(form);
+    // after a swap htmx tells it from the form's old place in the page: the config names it
+    var form = event.detail.requestConfig.elt;
+    if (form.id !== "deal-entry") return;
+    busy(form, false);
+    // not answered, or nothing swapped in: the form and its draft stay
+    if (document.body.contains(form)) sent = null;
+  });
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (event.detail.elt.id === "preview" && sent) event.preventDefault();
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var elt = event.detail.elt;
+    if (elt.id === "preview" && (sent || !document.body.contains(elt))) event.detail.shouldSwap = false;
   });
   document.addEventListener("submit", function (event) {
     // A plain submit (a correction) leaves the page; a stale draft of it can never match
     // again, because a saved correction bumps the deal's version.
     if (event.target.id === "deal-entry") save(event.target);
   });
+  document.addEventListener("click", function (event) {
+    // The conflict view's choice: "Keep theirs" lets the numbers typed go, "Put mine on
+    // top" saves them; either way their draft goes.
+    var form = document.getElementById("deal-entry");
+    if (form && navigator.onLine && event.target.closest(".conflict-actions .button")) drop(keyOf(form));
+  });
   document.addEventListener("htmx:afterSettle", function () { setUp(document); });
   document.addEventListener("DOMContentLoaded", function () { tidy(); setUp(document); });
+
+  window.ScorekeeperDrafts = {
+    keyOf: keyOf, reaimed: reaimed, forget: function (form) { drop(keyOf(form)); }
+  };
 })();
 
 /* The history's times arrive in UTC (<time datetime="...Z">21:14 UTC</time>); show them in
@@ -190,7 +249,7 @@
   function localise(root) {
     var lang = document.documentElement.lang || undefined;
     var now = new Date();
-    Array.prototype.forEach.call(root.querySelectorAll("time[data-local]"), function (el) {
+    [].forEach.call(root.querySelectorAll("time[data-local]"), function (el) {
       if (el.dataset.localised) return;
       var at = new Date(el.getAttribute("datetime"));
       if (isNaN(at.getTime())) return;
@@ -251,50 +310,24 @@
     var outcome = match.dataset.outcome;
     match.removeAttribute("data-outcome");
     var form = match.querySelector("#deal-entry");
-    if (outcome === "saved") {
-      if (form) {
-        form.scrollIntoView({ block: "start" });
-        below(form, match.querySelector("#scoreboard"));
-        var control = firstControl(form);
-        if (control) control.focus({ preventScroll: true });
-      } else {
-        match.scrollIntoView({ block: "start" });  // the match is over: the result
-      }
-    } else if (outcome === "refused") {
-      var error = firstError(match);
-      if (!error) return;
+    var error = outcome === "refused" && firstError(match);
+    // saved: the next sheet; another phone saved this deal first: both versions, from
+    // their heading down
+    var top = match.querySelector("#conflict") || outcome === "saved" && form;
+    if (top) {
+      top.scrollIntoView({ block: "start" });
+      below(top, match.querySelector("#scoreboard"));
+    } else if (outcome === "saved") {
+      match.scrollIntoView({ block: "start" });  // the match is over: the result
+    } else if (error) {
       error.show.scrollIntoView({ block: "center" });
-      if (error.focus) error.focus.focus({ preventScroll: true });
     }
+    var focus = outcome === "saved" ? form && firstControl(form) : error && error.focus;
+    if (focus) focus.focus({ preventScroll: true });
   }
 
   document.addEventListener("htmx:afterSettle", function () { react(document); });
   document.addEventListener("DOMContentLoaded", function () { react(document); });
-})();
-
-/* A preview must never land after its deal was saved (its going-out checklists, swapped
-   out of band, would show the saved deal's books on the next deal's sheet): while the
-   deal form is being sent, no preview starts, and a preview answering for a sheet that
-   is gone is dropped. */
-(function () {
-  "use strict";
-  var sending = false;
-
-  document.addEventListener("htmx:beforeRequest", function (event) {
-    var elt = event.detail.elt;
-    if (elt && elt.id === "deal-entry") sending = true;
-    else if (elt && elt.id === "preview" && sending) event.preventDefault();
-  });
-  document.addEventListener("htmx:afterRequest", function (event) {
-    var elt = event.detail.elt;
-    if (elt && elt.id === "deal-entry") sending = false;
-  });
-  document.addEventListener("htmx:beforeSwap", function (event) {
-    var elt = event.detail.elt;
-    if (elt && elt.id === "preview" && (sending || !document.body.contains(elt))) {
-      event.detail.shouldSwap = false;
-    }
-  });
 })();
 
 /* Who deals first: each seat's option shows its player's name as soon as it is typed
@@ -305,7 +338,7 @@
     var input = event.target;
     if (!input.id || !input.form) return;
     var options = input.form.querySelectorAll("option[data-name-from='" + input.id + "']");
-    Array.prototype.forEach.call(options, function (option) {
+    [].forEach.call(options, function (option) {
       option.textContent = input.value.trim() || option.dataset.seat;
     });
   });
@@ -499,7 +532,7 @@
   function newKey() {
     var bytes = new Uint8Array(16);
     crypto.getRandomValues(bytes);
-    return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+    return [].map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
   }
 
   /* A few words just above the Save button (kept: "send-kept"; failed: "send-error"). */
@@ -518,7 +551,7 @@
   }
 
   function clearEntry(form) {
-    Array.prototype.forEach.call(form.elements, function (el) {
+    [].forEach.call(form.elements, function (el) {
       if (!el.name) return;
       if (el.name === "went_out") el.checked = el.value === "";
       else if (el.name.indexOf("sides-") === 0) el.value = "";
@@ -542,9 +575,7 @@
       at: Date.now()
     };
     return put(row).then(function () {
-      try {
-        localStorage.removeItem("scorekeeper:draft:" + row.action + ":d" + row.deal);
-      } catch (e) { /* no storage: nothing to tidy */ }
+      ScorekeeperDrafts.forget(form);
       clearEntry(form);
       return show(document);
     }).then(function () {
@@ -562,11 +593,13 @@
     var next = rows.length ? rows[rows.length - 1].deal + 1 : parseInt(form.dataset.pageDeal, 10);
     var shown = parseInt(expected.value, 10);
     if (shown === next || !next) return;
+    var from = ScorekeeperDrafts.keyOf(form);
     [form.querySelector("h2"), form.querySelector(".form-actions .primary")].forEach(function (el) {
       if (el) el.textContent = el.textContent.replace(String(shown), String(next));
     });
     expected.value = String(next);
     form.elements.submission_key.value = newKey();
+    ScorekeeperDrafts.reaimed(form, from);
   }
 
   function element(tag, cls, words) {
@@ -721,7 +754,7 @@
   function moved(box) {
     var f = d.getElementById("deal-entry"), e = f && f.hasAttribute("hx-post") && f.elements.expected_deal;
     if (!e || box.dataset.deal === e.value) return;
-    var typed = f.contains(d.activeElement) || Array.prototype.some.call(f.elements, function (el) {
+    var typed = f.contains(d.activeElement) || [].some.call(f.elements, function (el) {
       return el.name === "went_out" ? el.checked && el.value : /^sides-/.test(el.name) && el.value;
     });
     if (!typed && !d.getElementById("conflict") && window.htmx) {
