@@ -25,8 +25,8 @@ class ChecklistItem:
 
     @property
     def needed(self) -> str:
-        """ "2 clean": the books of this kind going out needs, as the checklist says it (a
-        phrase for a standard kind: its word agrees with the number in other languages)."""
+        """The checklist's "2 clean": the books of this kind going out needs (a phrase for a
+        standard kind: its word agrees with the number in other languages)."""
         if self.kind == "clean":
             return phrase_n("%(num)d clean", "%(num)d clean", self.required)
         if self.kind == "dirty":

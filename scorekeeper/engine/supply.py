@@ -172,7 +172,8 @@ def check_books(problems: Problems, rules: RuleSet, entry: SideEntry, path: str)
 
 
 def _books_need(books: Mapping[str, int], cards: Phrase, reported: int) -> Phrase:
-    """ "These books need at least 9 wild cards on the table; the side reports 8."."""
+    """The sentence for books short of the cards they need: "These books need at least 9
+    wild cards on the table; the side reports 8."."""
     return phrase_n(
         "This book needs at least %(cards)s on the table; the side reports %(reported)s.",
         "These books need at least %(cards)s on the table; the side reports %(reported)s.",
