@@ -127,7 +127,7 @@ def test_the_conflict_view_opens_at_its_heading_below_the_sticky_totals(
     phones: Callable[[], Any],
 ) -> None:
     page = lose_the_race_for_deal_1(phones)
-    page.wait_for_function("!document.querySelector('#match[data-outcome]')")  # it moved
+    expect(page.locator("#match[data-outcome]")).to_have_count(0)  # it moved
     board = page.locator("#scoreboard").evaluate(BOX)
     heading = page.locator("#conflict-title").evaluate(BOX)
     theirs = page.locator("#conflict .theirs h3").evaluate(BOX)
@@ -225,7 +225,7 @@ def test_a_swap_carries_no_inline_style_over(phones: Callable[[], Any]) -> None:
     page.fill("#sides-0-melded_points", "690")
     page.get_by_role("button", name="Save deal 1").click()
     expect(page.get_by_role("heading", name="Enter deal 2")).to_be_visible()
-    page.wait_for_function("!document.querySelector('#match[data-outcome]')")  # settled
+    expect(page.locator("#match[data-outcome]")).to_have_count(0)  # settled
     page.wait_for_timeout(100)
     assert refused == []
 

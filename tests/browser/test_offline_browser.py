@@ -55,7 +55,7 @@ def controlled(page: Any) -> None:
     until(page, "navigator.serviceWorker.ready.then(() => true)")
     if not page.evaluate("Boolean(navigator.serviceWorker.controller)"):
         page.reload()
-    page.wait_for_function("Boolean(navigator.serviceWorker.controller)")
+    until(page, "Boolean(navigator.serviceWorker.controller)")
 
 
 def fill_standard_deal(page: Any) -> None:
@@ -341,13 +341,15 @@ def test_a_match_page_keeps_the_screen_on_and_takes_the_lock_again_when_shown_ag
     start_match(page)
     if not page.evaluate("'wakeLock' in navigator"):
         pytest.skip("this Chromium has no Screen Wake Lock API")
-    page.wait_for_function("document.documentElement.dataset.wakeLock === 'on'")
+    # (a locator's expectation, not wait_for_function("…"): polling an expression string
+    # evaluates it, which the page's CSP refuses once it is not true at the first look)
+    expect(page.locator("html")).to_have_attribute("data-wake-lock", "on")
     assert page.evaluate("window.locks.length") == 1
     # The browser drops the lock when the page is hidden; shown again, it is taken again.
     page.evaluate("window.locks[0].release()")
-    page.wait_for_function("document.documentElement.dataset.wakeLock === 'off'")
+    expect(page.locator("html")).to_have_attribute("data-wake-lock", "off")
     page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
-    page.wait_for_function("document.documentElement.dataset.wakeLock === 'on'")
+    expect(page.locator("html")).to_have_attribute("data-wake-lock", "on")
     assert page.evaluate("window.locks.length") == 2
     assert page.evaluate("window.locks[1].released") is False
 
@@ -490,7 +492,7 @@ def test_a_save_with_no_answer_in_time_is_kept_and_sent_again_without_a_second_d
         assert held and held[0].ok  # the server did save it
         assert stored_deals(live_server, public_id) == 1
 
-        page.wait_for_function("document.querySelector('script[src*=\"sync.js\"]') !== null")
+        expect(page.locator('script[src*="sync.js"]')).to_have_count(1)
         while not sync_requests:
             page.wait_for_timeout(50)
         sync_requests[0].continue_()
