@@ -510,23 +510,29 @@ def test_a_refusal_keeps_its_english_without_a_language() -> None:
     )  # fmt: skip
 
 
-def test_club_owner_speaks_the_environments_language(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _migrated_with_ana(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *clubs: str) -> Any:
+    """A migrated database with the account "ana" and ``clubs`` (by name); its app."""
     from scorekeeper.app import create_app
     from scorekeeper.extensions import db
-    from scorekeeper.services import accounts, clubs
+    from scorekeeper.services import accounts
+    from scorekeeper.services import clubs as club_service
 
     _backup_env(monkeypatch, f"sqlite:///{tmp_path / 'club.sqlite3'}")
     speak(monkeypatch, "en")
     assert cli.main(["migrate"]) == 0
     app = create_app()
     with app.app_context():
-        clubs.create_club("Old club")
-        clubs.create_club("Twins")
-        clubs.create_club("Twins")
+        for name in clubs:
+            club_service.create_club(name)
         accounts.sign_up("ana", "a long enough password")
         db.session.remove()
+    return app
+
+
+def test_club_owner_speaks_the_environments_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _migrated_with_ana(tmp_path, monkeypatch, "Old club", "Twins", "Twins")
 
     err = refused_in("cs", ["club-owner", "Nowhere", "ana"], monkeypatch, capsys)
     assert "Žádný klub nemá id ani název 'Nowhere'." in err and "No club" not in err
@@ -638,17 +644,10 @@ def test_reset_link_makes_a_one_time_link_for_any_account_in_the_environments_la
 ) -> None:
     # The person who runs the server helps an owner, or a member of several clubs, whose
     # password no club's owner may reset.
-    from scorekeeper.app import create_app
     from scorekeeper.extensions import db
     from scorekeeper.services import accounts
 
-    _backup_env(monkeypatch, f"sqlite:///{tmp_path / 'club.sqlite3'}")
-    speak(monkeypatch, "en")
-    assert cli.main(["migrate"]) == 0
-    app = create_app()
-    with app.app_context():
-        accounts.sign_up("ana", "a long enough password")
-        db.session.remove()
+    app = _migrated_with_ana(tmp_path, monkeypatch)
     err = refused_in("ru", ["reset-link", "nobody"], monkeypatch, capsys)
     assert "'nobody'" in err and "No account" not in err
     speak(monkeypatch, "cs")
