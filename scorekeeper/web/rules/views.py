@@ -80,15 +80,10 @@ def draft() -> Response:
     typed shown again with what to do (log in elsewhere, then save here again). Before,
     both went to log in and everything typed was lost."""
     reading_only()
-    form = RuleSetForm()
-    set_layout_choices(form)
-    adding = request.form.get("add")
-    if adding:
-        add_row(form, adding)
+    form, added = _posted()
+    if added:
         return _editor(form, preview=_preview(form)[0])
-    rules, problems, where = _preview(form)
-    form.validate()
-    general = apply_problems(form, problems, where)
+    rules, general = _checked(form)
     if authz.account() is None:
         needs = _(
             "Saving house rules needs an account: log in (or sign up) in another tab, then"
@@ -107,10 +102,7 @@ def typed_again() -> Response | None:
         row = rule_sets.load((request.view_args or {}).get("public_id", ""))
         if row is None or not authz.may_edit_rule_set(row):
             return None
-    form = RuleSetForm()
-    set_layout_choices(form)
-    if adding := request.form.get("add"):
-        add_row(form, adding)
+    form, _added = _posted()
     again = _(
         "This page was open too long, or you logged in or out meanwhile: nothing typed here"
         " is lost. Check it and save again."
@@ -137,12 +129,28 @@ def edit(public_id: str) -> Response:
     return _editor(form, row=row, preview=rules)
 
 
-def _save(row: SavedRuleSet | None) -> Response:
+def _posted() -> tuple[RuleSetForm, bool]:
+    """The editor's form as posted, with a row added when that is what was asked (and
+    whether it was)."""
     form = RuleSetForm()
     set_layout_choices(form)
     adding = request.form.get("add")
     if adding:
         add_row(form, adding)
+    return form, bool(adding)
+
+
+def _checked(form: RuleSetForm) -> tuple[RuleSet | None, list[str]]:
+    """The rule set typed (or None) and its problems, put beside their fields; those that
+    fit no field are returned."""
+    rules, problems, where = _preview(form)
+    form.validate()
+    return rules, apply_problems(form, problems, where)
+
+
+def _save(row: SavedRuleSet | None) -> Response:
+    form, added = _posted()
+    if added:
         return _editor(form, row=row, preview=_preview(form)[0])
     general: list[str] = []
     if form.validate():
@@ -217,14 +225,13 @@ def preview() -> Response:
     reading_only()
     form = RuleSetForm()
     set_layout_choices(form)
-    rules, problems, where = _preview(form)
     if wants_fragment():
+        rules, problems, where = _preview(form)
         lines = _labelled(problems, where)
         return render("rules/_preview.html", "rules/_preview.html", preview=rules, problems=lines)
     public_id = request.args.get("rule_set")
     row = rule_sets.load(public_id) if public_id else None
-    form.validate()
-    general = apply_problems(form, problems, where)
+    rules, general = _checked(form)
     return _editor(form, row=row, preview=rules, general=general)
 
 
