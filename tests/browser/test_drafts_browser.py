@@ -81,6 +81,13 @@ def lose_the_race_for_deal_1(phones: Callable[[], Any]) -> Any:
     return page
 
 
+def expect_a_fresh_sheet(page: Any, deal: int) -> None:
+    """The form for ``deal``, with no number restored into it."""
+    expect(page.get_by_role("heading", name=f"Enter deal {deal}")).to_be_visible()
+    expect(page.locator("#sides-1-melded_points")).to_have_value("")
+    expect(page.locator("#deal-entry .flash")).to_have_count(0)
+
+
 def test_numbers_the_conflict_view_aims_at_the_next_deal_survive_a_reload(
     phones: Callable[[], Any],
 ) -> None:
@@ -97,9 +104,7 @@ def test_numbers_the_conflict_view_aims_at_the_next_deal_survive_a_reload(
     page.get_by_role("button", name="Save deal 2").click()  # saved: the draft goes
     expect(page.get_by_role("heading", name="Enter deal 3")).to_be_visible()
     page.reload()
-    expect(page.get_by_role("heading", name="Enter deal 3")).to_be_visible()
-    expect(page.locator("#sides-1-melded_points")).to_have_value("")
-    expect(page.locator("#deal-entry .flash")).to_have_count(0)
+    expect_a_fresh_sheet(page, 3)
 
 
 def test_choosing_in_the_conflict_view_lets_the_numbers_typed_go(
@@ -111,16 +116,13 @@ def test_choosing_in_the_conflict_view_lets_the_numbers_typed_go(
     expect(page.get_by_role("heading", name="Enter deal 2")).to_be_visible()
     expect(page.locator("#sides-1-melded_points")).to_have_value("")
     page.reload()
-    expect(page.locator("#sides-1-melded_points")).to_have_value("")
-    expect(page.locator("#deal-entry .flash")).to_have_count(0)
+    expect_a_fresh_sheet(page, 2)
 
     page = lose_the_race_for_deal_1(phones)
     page.locator("#conflict").get_by_role("button", name="Put mine on top").click()
     expect(page.locator("#conflict")).to_have_count(0)
     expect(page.locator(".side-total").first).to_have_text("-40")  # deal 1 is mine now
-    expect(page.get_by_role("heading", name="Enter deal 2")).to_be_visible()
-    expect(page.locator("#sides-1-melded_points")).to_have_value("")
-    expect(page.locator("#deal-entry .flash")).to_have_count(0)
+    expect_a_fresh_sheet(page, 2)
 
 
 def test_the_conflict_view_opens_at_its_heading_below_the_sticky_totals(
