@@ -324,6 +324,13 @@ def test_the_going_out_checklist_shows_books_needed_against_books_held() -> None
         ("dirty", 2, 1, False),
         ("wild", 1, 0, False),
     ]
+    assert [i.needed for i in checklist.items] == ["2 clean", "2 dirty", "1 wild"]
+    # each is a phrase with its plural, so that a catalog makes the word agree with the count
+    assert [(i.needed.msgid, i.needed.num) for i in checklist.items] == [
+        ("%(num)d clean", 2),
+        ("%(num)d dirty", 2),
+        ("%(num)d wild", 1),
+    ]
     assert checklist.books_met is False
     assert checklist.conditions == CLASSIC.going_out_conditions
 
@@ -350,4 +357,7 @@ def test_the_checklist_names_special_books_and_skips_kinds_required_zero_times()
         ("clean", "clean", False),
         ("sevens", "sevens", True),
     ]
+    # a special book is named as the rule set names it (the club's own word, not a phrase)
+    assert [i.needed for i in checklist.items] == ["1 clean", "1 sevens"]
+    assert not hasattr(checklist.items[1].needed, "msgid")
     assert checklist.conditions == ()
