@@ -254,20 +254,35 @@ def invitations(club: Club) -> list[Invitation]:
     )
 
 
+def _usable(row: Invitation | None) -> bool:
+    return row is not None and row.uses_left > 0 and _aware(row.expires_at) > utcnow()
+
+
 def invitation_of(token: str) -> Invitation | None:
     """The usable invitation of this token, or None (unknown, expired or used up)."""
     if not token or len(token) > 128:
         return None
     row = db.session.scalar(select(Invitation).where(Invitation.token_hash == token_hash(token)))
-    if row is None or row.uses_left <= 0 or _aware(row.expires_at) <= utcnow():
-        return None
-    return row
+    return row if _usable(row) else None
 
 
-def accept(invitation: Invitation, account: Account) -> Membership:
+def accept(invitation: Invitation, account: Account) -> Membership | None:
     """Join the invitation's club, or take its stronger role; each spends one use (a
     member already holding the role spends none). A link for one scorer once made every
-    member who opened it a scorer, and could still be used."""
+    member who opened it a scorer, and could still be used.
+
+    None when the link was used up (or revoked) meanwhile: the club's lock is taken and the
+    invitation read again first, so two people joining at the same moment by a link for one
+    take turns and the second finds it spent (on PostgreSQL both once joined)."""
+    try:
+        locks.lock_club(db.session, invitation.club_id)
+        db.session.refresh(invitation)
+    except InvalidRequestError:  # the club was deleted meanwhile, its links with it
+        db.session.rollback()
+        return None
+    if not _usable(invitation):
+        db.session.rollback()
+        return None
     club = db.session.get(Club, invitation.club_id)
     assert club is not None
     found = membership(account, club)

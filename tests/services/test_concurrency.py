@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import select, update
-from support import give_role, log_in
+from sqlalchemy import delete, select, update
+from support import give_role, log_in, signed_in_client
 
 from scorekeeper import database
 from scorekeeper.engine import Match
@@ -39,7 +39,15 @@ from scorekeeper.models import (
 )
 from scorekeeper.models import Deal as DealRow
 from scorekeeper.models import Match as MatchRow
-from scorekeeper.services import accounts, aggregates, clubs, matches, ratings, standings
+from scorekeeper.services import (
+    accounts,
+    aggregates,
+    clubs,
+    matches,
+    memberships,
+    ratings,
+    standings,
+)
 from scorekeeper.services.demo import play
 
 ROUNDS = 20
@@ -571,5 +579,55 @@ def test_two_owners_stepping_down_at_once_leave_the_club_an_owner(app: Flask, cl
             assert "owner" in (roles["keeper"], roles["coowner"]), roles
             db.session.execute(
                 update(Membership).where(Membership.club_id == club_id).values(role="owner")
+            )
+            db.session.commit()
+
+
+def _join(client: FlaskClient, token: str, barrier: threading.Barrier, answers: list[int]) -> None:
+    barrier.wait(timeout=30)
+    answers.append(client.post(f"/join/{token}").status_code)
+
+
+def test_two_people_joining_by_a_link_for_one_spend_it_once(app: Flask, club_id: int) -> None:
+    # Two people open a link for one person and join at the same moment: each read one use
+    # left before the other spent it, and on PostgreSQL both joined (the use was read, then
+    # written, without the club's lock). One joins; the other is told the link is used up.
+    with app.app_context():
+        club = db.session.get(Club, club_id)
+        assert club is not None
+        public_id = str(club.public_id)
+        keeper = accounts.find("keeper")
+        assert keeper is not None
+    joiners = {name: signed_in_client(app, name) for name in ("joiner_a", "joiner_b")}
+    with app.app_context():
+        ids = [accounts.find(name).id for name in joiners]  # type: ignore[union-attr]
+
+    for _ in range(ROUNDS):
+        with app.app_context():
+            club = db.session.get(Club, club_id)
+            keeper = accounts.find("keeper")
+            _, token = memberships.invite(club, keeper, "member", 1)  # type: ignore[arg-type]
+        barrier = threading.Barrier(len(joiners))
+        answers: list[int] = []
+        threads = [
+            threading.Thread(target=_join, args=(client, token, barrier, answers))
+            for client in joiners.values()
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert sorted(answers) == [303, 404], answers
+        with app.app_context():
+            joined = db.session.scalars(
+                select(Membership.account_id).where(
+                    Membership.club_id == club_id, Membership.account_id.in_(ids)
+                )
+            ).all()
+            assert len(joined) == 1, f"{len(joined)} joined by a link for one ({public_id})"
+            db.session.execute(
+                delete(Membership).where(
+                    Membership.club_id == club_id, Membership.account_id.in_(ids)
+                )
             )
             db.session.commit()

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from authz_world import build, client_as
 from flask import Flask
-from sqlalchemy import select
+from sqlalchemy import select, update
 from support import PASSWORD, account_id, ensure_account, give_role, log_in, signed_in_client
 from test_rules_support import preset_dict
 
@@ -154,6 +154,32 @@ def test_an_invitation_spends_a_use_on_each_member_whose_role_it_raises(app: Fla
     assert client_as(app, "m2").post(f"/join/{token}").status_code == 404  # used up
     assert role(app, "m2", world.club) == "member"
     assert client_as(app, "scorer").get(f"/join/{token}").status_code == 404
+
+
+def test_a_link_used_up_or_its_club_deleted_while_joining_joins_no_one(app: Flask) -> None:
+    # The join page read the link as usable; by the time its owner joins, the last use was
+    # spent (or the club deleted) by someone else: accept reads it again under the lock.
+    from scorekeeper.services import memberships
+
+    world = build(app)
+    ensure_account(app, "late")
+    with app.app_context():
+        invitation = memberships.invitation_of(world.invite_token)
+        assert invitation is not None
+        db.session.execute(
+            update(Invitation).where(Invitation.id == invitation.id).values(uses_left=0)
+        )
+        assert memberships.accept(invitation, accounts.find("late")) is None  # type: ignore[arg-type]
+    assert role(app, "late", world.club) is None
+    with app.app_context():
+        db.session.execute(update(Invitation).values(uses_left=5))
+        db.session.commit()
+        invitation = memberships.invitation_of(world.invite_token)
+        assert invitation is not None
+        club_id = invitation.club_id
+        clubs.delete_club(clubs.get_club(world.club))  # type: ignore[arg-type]
+        assert memberships.accept(invitation, accounts.find("late")) is None  # type: ignore[arg-type]
+        assert db.session.scalar(select(Membership).where(Membership.club_id == club_id)) is None
 
 
 def test_the_last_owner_cannot_step_down_and_roles_change_from_the_members_page(

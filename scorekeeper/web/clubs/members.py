@@ -203,6 +203,7 @@ def accept(token: str) -> Response:
     if not ActionForm().validate():
         abort(400)
     club = clubs.get_club_by_id(invitation.club_id)
-    memberships.accept(invitation, current_user)
+    if memberships.accept(invitation, current_user) is None:  # used up meanwhile
+        return render("clubs/join.html", "clubs/join.html", 404, club=None, invitation=None)
     flash(_("Welcome to %(name)s.", name=club.name), "success")
     return redirect(url_for(".show", club_id=club.public_id), 303)
