@@ -28,6 +28,7 @@ from htmltree import parse
 from sqlalchemy import event
 from sqlalchemy.exc import OperationalError
 from support import give_role, signed_in_client
+from test_rules_support import changed, error_beside, form_fields
 
 from scorekeeper.database import UnstorableText
 from scorekeeper.extensions import db
@@ -79,6 +80,47 @@ def test_a_310_digit_minimum_of_games_is_refused_beside_its_field(app: Flask) ->
     give_role(app, club_id, "owner", "owner")
     response = client.post(f"/c/{club_id}/settings", data=data, headers=HX)
     assert_refused_beside(response, "min_games", message, status=200)
+
+
+# --- digits grouped with underscores -------------------------------------------------------
+# Python's int() reads "1_0" as 10: a slip of the thumb was stored as a number.
+
+UNDERSCORED = "1_0"
+
+
+def test_digits_with_an_underscore_in_a_deal_are_refused_beside_their_field(
+    app: Flask, client: FlaskClient
+) -> None:
+    public_id = start_match(client)
+    response = enter_deal(client, public_id, {"melded_points": UNDERSCORED}, {})
+    assert_refused_beside(
+        response, "sides-0-melded_points", "Enter a whole number from 0 to 1000000."
+    )
+    assert deal_count(app, public_id) == 0
+
+
+def test_digits_with_an_underscore_in_a_club_or_an_invitation_are_refused(app: Flask) -> None:
+    client = signed_in_client(app)
+    data = {"name": "Tuesday", "default_rules": "classic", "min_games": UNDERSCORED}
+    assert_refused_beside(
+        client.post("/clubs", data=data), "min_games", "Enter a whole number from 0 to 100."
+    )
+    with app.app_context():
+        club_id = clubs.create_club("Friday").public_id
+    give_role(app, club_id, "owner", "owner")
+    answer = client.post(f"/c/{club_id}/invitations", data={"role": "member", "uses": "1_0"})
+    assert_refused_beside(answer, "uses", "Enter a number from 1 to 50.")
+
+
+def test_digits_with_an_underscore_in_house_rules_are_refused_beside_their_field(
+    app: Flask,
+) -> None:
+    client = signed_in_client(app)  # house rules are saved by an account
+    fields = form_fields(client.get("/rules/new?from=classic").get_data(as_text=True))
+    response = client.post("/rules", data=changed(fields, value_joker=UNDERSCORED))
+    assert response.status_code == 422
+    beside = error_beside(response.get_data(as_text=True), "value_joker")
+    assert "Enter a whole number, like 50 or -100." in beside
 
 
 # --- NUL characters ----------------------------------------------------------------------

@@ -7,11 +7,11 @@ from typing import Any
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import DateField, IntegerField, SelectChoice, SelectField, StringField
+from wtforms import DateField, SelectChoice, SelectField, StringField
 from wtforms.validators import InputRequired, Length
 
 from ..i18n import translate_problem as tr
-from ..matches.fields import WholeRange, no_control_characters
+from ..matches.fields import IntegerText, WholeRange, no_control_characters
 from ..matches.forms import rule_choices
 
 
@@ -23,7 +23,7 @@ class ClubForm(FlaskForm):
         [InputRequired(_l("Give the club a name.")), Length(max=80), no_control_characters],
     )
     default_rules = SelectField(_l("Rules the club plays"), choices=rule_choices, default="classic")
-    min_games = IntegerField(
+    min_games = IntegerText(
         _l("Games needed to be ranked"),
         [
             InputRequired(_l("Enter a whole number from 0 to 100.")),

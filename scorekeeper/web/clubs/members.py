@@ -10,7 +10,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from flask_wtf import FlaskForm
-from wtforms import IntegerField, SelectChoice, SelectField
+from wtforms import SelectChoice, SelectField
 from wtforms.validators import InputRequired, NumberRange
 
 from ...models import Club
@@ -18,6 +18,7 @@ from ...services import accounts, clubs, memberships
 from .. import authz
 from ..i18n import translate_problem as tr
 from ..links import private_link, qr_svg
+from ..matches.fields import IntegerText
 from ..rendering import invalid_status, render
 from .views import bp, club_or_404
 
@@ -31,7 +32,7 @@ class InviteForm(FlaskForm):
         ],
         default="member",
     )
-    uses = IntegerField(
+    uses = IntegerText(
         _l("How many people may use the link"),
         [
             InputRequired(_l("Enter a number from 1 to 50.")),

@@ -44,7 +44,19 @@ def _whole_validators(low: int, high: int) -> tuple[Any, ...]:
     return (Optional(), WholeRange(low, high, WHOLE_NUMBER))
 
 
-class WholeNumberField(IntegerField):
+class IntegerText(IntegerField):
+    """WTForms' ``IntegerField`` reading a sign and digits only: Python's ``int()`` beneath
+    it also reads "1_0" as 10, so a slip of the thumb was stored as a number."""
+
+    def process_formdata(self, valuelist: list[Any]) -> None:
+        """Refuse digits grouped with underscores, then parse as WTForms does."""
+        if valuelist and "_" in str(valuelist[0]):
+            self.data = None
+            raise ValueError(self.gettext("Not a valid integer value."))
+        super().process_formdata(valuelist)
+
+
+class WholeNumberField(IntegerText):
     """A count or points field: empty is None, anything but a whole number in range gets
     one message saying what is wanted (not "not a valid integer" and a range error too)."""
 

@@ -19,7 +19,6 @@ from wtforms import (
     Form,
     FormField,
     HiddenField,
-    IntegerField,
     RadioField,
     SelectChoice,
     SelectField,
@@ -32,12 +31,13 @@ from wtforms.validators import Optional
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from ...engine.cards import CARD_KEYS, NATURAL_RANKS
+from ..matches.fields import IntegerText
 
 MAX_ROWS = 20
 NOT_A_NUMBER = _l("Enter a whole number, like 50 or -100.")
 
 
-class IntegerMessage(IntegerField):
+class IntegerMessage(IntegerText):
     """An integer field whose parse error speaks the table's language."""
 
     def process_formdata(self, valuelist: list[str]) -> None:
