@@ -44,6 +44,10 @@ def _whole_validators(low: int, high: int) -> tuple[Any, ...]:
     return (Optional(), WholeRange(low, high, WHOLE_NUMBER))
 
 
+#: WTForms' own message for text that is no integer (translated by WTForms' catalogs).
+_NOT_AN_INTEGER = "Not a valid integer value."
+
+
 class IntegerText(IntegerField):
     """WTForms' ``IntegerField`` reading a sign and digits only: Python's ``int()`` beneath
     it also reads "1_0" as 10, so a slip of the thumb was stored as a number."""
@@ -52,7 +56,7 @@ class IntegerText(IntegerField):
         """Refuse digits grouped with underscores, then parse as WTForms does."""
         if valuelist and "_" in str(valuelist[0]):
             self.data = None
-            raise ValueError(self.gettext("Not a valid integer value."))
+            raise ValueError(self.gettext(_NOT_AN_INTEGER))
         super().process_formdata(valuelist)
 
 
