@@ -372,3 +372,29 @@ def test_a_special_book_row_with_only_its_going_out_count_is_refused_for_its_nam
     beside = error_beside(html, "special_books-0-name")
     assert "cannot be empty" in beside and "key" not in beside
     assert form_fields(html).get("special_books-0-requires") == "1"
+
+
+def test_control_characters_in_the_texts_of_house_rules_are_refused_beside_them(
+    app: Flask, client: FlaskClient
+) -> None:
+    # A bell in a name and an escape in a condition were saved, and shown as boxes.
+    typed = changed(
+        new_form(client),
+        name="Our\x07 rules",
+        **{"conditions-0": "Partner\x1b agrees.", "special_books-0-name": "Se\x7fvens"},
+        **{"special_books-0-rank": "7", "special_books-0-bonus": 1000},
+    )
+    response = client.post("/rules", data=typed)
+    assert response.status_code == 422 and count(app) == 0
+    html = response.get_data(as_text=True)
+    for field in ("name", "conditions-0", "special_books-0-name"):
+        assert "no control characters" in error_beside(html, field), field
+    # what was typed comes back as typed, to be put right
+    assert form_fields(html).get("conditions-0") == "Partner\x1b agrees."
+    fixed = changed(
+        typed,
+        name="Our rules",
+        **{"conditions-0": "Partner agrees.", "special_books-0-name": "Sevens"},
+    )
+    assert client.post("/rules", data=fixed).status_code == 303
+    assert count(app) == 1

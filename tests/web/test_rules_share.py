@@ -239,6 +239,12 @@ IMPORT_REFUSALS = [
         "preset",
         id="preset-name",
     ),
+    pytest.param(
+        {"text": json.dumps({**preset_dict(), "name": "Tab\tle\u0085"})},
+        "name",
+        "no control characters",
+        id="control-in-name",
+    ),
 ]
 
 
@@ -263,6 +269,16 @@ def test_an_imported_rule_set_that_cannot_work_lists_every_problem(
     assert "decks: The number of decks must be at least 1." in page
     assert "going_out_requires.wild: Going out requires wild books" in page
     assert count(app) == 0
+    # a control character is listed with the engine's problems, not after they are put right
+    broken["description"] = "Line one\nline two\x08"
+    response = client.post("/rules/import", data={"text": json.dumps(broken)})
+    page = text(response.get_data(as_text=True))
+    assert "decks: The number of decks must be at least 1." in page
+    assert "description: Use letters, digits, punctuation and spaces only" in page
+    assert count(app) == 0
+    # a description keeps its line breaks and tabs
+    fine = {**preset_dict("four-books"), "name": "Lines", "description": "One\n\ttwo\r\n"}
+    assert client.post("/rules/import", data={"text": json.dumps(fine)}).status_code == 303
 
 
 def test_the_match_page_still_shows_its_rules_card(client: FlaskClient) -> None:
