@@ -26,6 +26,7 @@ from ..engine import PRESETS, Problem, RuleSet, RuleSetError
 from ..engine.errors import EngineError
 from ..extensions import db
 from ..models import SavedRuleSet, is_public_id, utcnow
+from . import rule_sanity
 
 SAVED_PREFIX = "saved:"
 MAX_IMPORT_BYTES = 64 * 1024
@@ -126,52 +127,20 @@ def slug(name: str) -> str:
     return f"{text}-house" if text in PRESETS else text
 
 
-#: Line breaks and tabs a description may hold; every other control character is refused.
-_LAYOUT = frozenset("\n\r\t")
-
-
-def _controlled(text: Any, allowed: frozenset[str] = frozenset()) -> bool:
-    return isinstance(text, str) and any(
-        unicodedata.category(c) == "Cc" and c not in allowed and c != "\x00" for c in text
-    )
-
-
-def _control_problems(data: Any) -> list[Problem]:
-    """Control characters in the texts a saved rule set shows (its name, the special books'
-    names, the conditions of going out, its source and description): they were saved, and
-    shown as boxes or not at all. Refused when saving only: the engine still reads a rule
-    set stored before, and every match's copy of one. NUL has the engine's own message."""
-    if not isinstance(data, dict):
-        return []
-    texts: list[tuple[str, Any, frozenset[str]]] = [
-        ("name", data.get("name"), frozenset()),
-        ("source", data.get("source"), frozenset()),
-        ("description", data.get("description"), _LAYOUT),
-    ]
-    books = data.get("special_books")
-    if isinstance(books, list):
-        for i, book in enumerate(books):
-            if isinstance(book, dict):
-                texts.append((f"special_books[{i}].name", book.get("name"), frozenset()))
-    conditions = data.get("going_out_conditions")
-    if isinstance(conditions, list):
-        texts += [(f"going_out_conditions[{i}]", c, frozenset()) for i, c in enumerate(conditions)]
-    message = _("Use letters, digits, punctuation and spaces only (no control characters).")
-    return [Problem(field, message) for field, text, allowed in texts if _controlled(text, allowed)]
-
-
 def prepare(data: Any) -> RuleSet:
     """Validate a rule-set dict for saving; its ``id`` is made from its name.
 
-    Raises RuleSetError with every problem (field paths as the engine gives them).
+    Raises RuleSetError with every problem (field paths as the engine gives them), and
+    with what ``rule_sanity`` refuses of a rule set saved from now on.
     """
-    problems = _control_problems(data)
+    problems = rule_sanity.text_problems(data)
     if isinstance(data, dict) and isinstance(data.get("name"), str):
         data = {**data, "id": slug(data["name"])}
     try:
         rules = RuleSet.from_dict(data)
     except RuleSetError as error:
         raise RuleSetError([*error.problems, *problems]) from None
+    problems += rule_sanity.play_problems(rules)
     if problems:
         raise RuleSetError(problems)
     return rules

@@ -398,3 +398,49 @@ def test_control_characters_in_the_texts_of_house_rules_are_refused_beside_them(
     )
     assert client.post("/rules", data=fixed).status_code == 303
     assert count(app) == 1
+
+
+def test_going_out_that_the_cards_cannot_make_is_refused_beside_what_it_requires(
+    app: Flask, client: FlaskClient
+) -> None:
+    # Classic's 2 clean books and a wild book, played with one deck: four cards a rank
+    # make no clean book, and six wild cards no wild book (plus the two dirty books' one
+    # each). Such a rule set was saved, and no side could ever go out.
+    typed = changed(new_form(client), decks_mode="fixed", decks=1)
+    response = client.post("/rules", data=typed)
+    assert response.status_code == 422 and count(app) == 0
+    html = response.get_data(as_text=True)
+    assert "1 deck makes at most 0" in error_beside(html, "requires_clean")
+    assert "1 deck holds 6 wild cards; these books need 9." in error_beside(html, "requires_wild")
+    # the live preview says so while the table types
+    preview = client.post("/rules/preview", data=typed, headers=HX)
+    assert "1 deck makes at most 0" in preview.get_data(as_text=True)
+    # two decks make a clean book of each rank: 2 clean, 2 dirty and no wild book fit
+    fits = changed(typed, decks=2, requires_wild="", allow_wild=None)
+    assert client.post("/rules", data=fits).status_code == 303
+    assert saved(app)[0]["going_out_requires"] == {"clean": 2, "dirty": 2}
+
+
+def test_two_special_books_alike_are_refused_beside_the_second(
+    app: Flask, client: FlaskClient
+) -> None:
+    book = {"rank": "7", "bonus": 1000}
+    typed = changed(
+        new_form(client),
+        add="special_books",
+        **{f"special_books-0-{k}": v for k, v in {"name": "Sevens", **book}.items()},
+    )
+    typed = changed(
+        form_fields(client.post("/rules/draft", data=typed).get_data(as_text=True)),
+        **{f"special_books-1-{k}": v for k, v in {"name": "Lucky sevens", **book}.items()},
+    )
+    response = client.post("/rules", data=typed)
+    assert response.status_code == 422 and count(app) == 0
+    html = response.get_data(as_text=True)
+    assert "already of this rank" in error_beside(html, "special_books-1-rank")
+    assert error_beside(html, "special_books-0-rank") == ""
+    # one that may hold wild cards is another book
+    assert (
+        client.post("/rules", data=changed(typed, **{"special_books-1-wilds": "y"})).status_code
+        == 303
+    )
