@@ -20,6 +20,7 @@ from typing import Any
 
 from flask_babel import gettext as _
 from sqlalchemy import ColumnElement, select, true
+from sqlalchemy.exc import InvalidRequestError
 from sqlalchemy.orm.exc import StaleDataError
 
 from ..engine import PRESETS, Problem, RuleSet, RuleSetError
@@ -194,6 +195,17 @@ def update(row: SavedRuleSet, data: Any, version: int | None, owner: Any | None 
     except StaleDataError:
         db.session.rollback()
         raise _stale() from None
+
+
+def still_there(row: SavedRuleSet | None) -> SavedRuleSet | None:
+    """The rule set as saved now, or None when it was deleted meanwhile."""
+    if row is None:
+        return None
+    try:
+        db.session.refresh(row)
+    except InvalidRequestError:
+        return None
+    return row
 
 
 def delete(row: SavedRuleSet) -> None:

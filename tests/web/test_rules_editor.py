@@ -14,6 +14,7 @@ from test_rules_support import HX, changed, error_beside, form_fields, group_err
 from scorekeeper.engine import PRESETS
 from scorekeeper.extensions import db
 from scorekeeper.models import SavedRuleSet
+from scorekeeper.services import rule_sets
 
 
 @pytest.fixture
@@ -302,6 +303,56 @@ def test_an_edit_from_a_stale_page_is_refused_with_a_clear_message(
     assert saved(app)[0]["going_out_bonus"] == 111
     # the form now knows the latest version: saving again is a deliberate choice
     assert form_fields(html).get("version") == "2"
+
+
+def test_a_stale_save_shows_beside_each_field_what_is_saved_now(
+    app: Flask, client: FlaskClient
+) -> None:
+    # Two tabs: the first changed the joker, the second the going-out bonus. The second,
+    # refused as stale, showed its own values only, and saving again put the joker back.
+    public_id = _save(client)
+    second_tab = form_fields(client.get(f"/rules/{public_id}/edit").get_data(as_text=True))
+    client.post(f"/rules/{public_id}/edit", data=changed(second_tab, value_joker=75))
+    mine = changed(second_tab, going_out_bonus=999)
+    response = client.post(f"/rules/{public_id}/edit", data=mine)
+    assert response.status_code == 422
+    html = response.get_data(as_text=True)
+    assert error_beside(html, "value_joker") == "Saved now: 75"
+    assert error_beside(html, "going_out_bonus") == f"Saved now: {second_tab['going_out_bonus']}"
+    for untouched in ("value_2", "name", "decks", "requires_clean"):
+        assert error_beside(html, untouched) == "", untouched
+    assert "saving again keeps what you see" in html
+    fields = form_fields(html)
+    assert (fields["value_joker"], fields["going_out_bonus"]) == (second_tab["value_joker"], "999")
+    # the table takes the other tab's joker and saves: both changes kept
+    assert (
+        client.post(f"/rules/{public_id}/edit", data=changed(fields, value_joker=75)).status_code
+        == 303
+    )
+    assert (saved(app)[0]["card_values"]["joker"], saved(app)[0]["going_out_bonus"]) == (75, 999)
+
+
+def test_a_save_of_rules_deleted_meanwhile_offers_to_make_them_anew(
+    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    public_id = _save(client)
+    page = form_fields(client.get(f"/rules/{public_id}/edit").get_data(as_text=True))
+
+    def deleted_meanwhile(row: Any, data: Any, version: Any, owner: Any = None) -> None:
+        rule_sets.delete(row)
+        raise rule_sets.StaleRuleSetError([])
+
+    monkeypatch.setattr(rule_sets, "update", deleted_meanwhile)
+    response = client.post(f"/rules/{public_id}/edit", data=changed(page, going_out_bonus=5))
+    assert response.status_code == 422 and count(app) == 0
+    html = response.get_data(as_text=True)
+    assert "deleted meanwhile; saving makes them anew" in html
+    fields = form_fields(html)
+    assert fields["going_out_bonus"] == "5" and fields.get("version", "") == ""
+    assert 'action="/rules"' in html
+    monkeypatch.undo()
+    assert client.post("/rules", data=fields).status_code == 303
+    assert saved(app)[0]["going_out_bonus"] == 5
 
 
 def test_deleting_asks_first_then_removes_the_rule_set(app: Flask, client: FlaskClient) -> None:

@@ -11,6 +11,9 @@ import re
 from collections import defaultdict
 from typing import Any
 
+from flask_babel import gettext as _
+
+from ...engine import Problem
 from ...engine.cards import BOOK_KINDS, CARD_KEYS
 from ...engine.rules import PLAYERS_PLUS_ONE
 from ...services.rule_sets import slug
@@ -187,3 +190,39 @@ def _field_for(path: str, where: dict[str, Any]) -> Any:
             return None
         path = trimmed
     return None
+
+
+_MISSING = object()
+
+
+def _leaves(value: Any, path: str = "") -> dict[str, Any]:
+    """``{engine field path: value}`` of every number, text, flag or blank in a rule set."""
+    if isinstance(value, dict):
+        pairs = [(f"{path}.{key}" if path else str(key), item) for key, item in value.items()]
+    elif isinstance(value, list):
+        pairs = [(f"{path}[{i}]", item) for i, item in enumerate(value)]
+    else:
+        return {path: value}
+    leaves: dict[str, Any] = {path: "[]"} if path and not pairs else {}
+    for key, item in pairs:
+        leaves.update(_leaves(item, key))
+    return leaves
+
+
+def saved_now(typed: dict[str, Any], saved: dict[str, Any], where: dict[str, Any]) -> list[Problem]:
+    """A note beside each field where the rules saved meanwhile differ from those typed:
+    what is saved now, so that a table refused as stale sees what saving again replaces
+    (it saved again, and put back what another phone had changed, unseen)."""
+    typed_leaves, saved_leaves = _leaves(typed), _leaves(saved)
+    notes: dict[int, Problem] = {}
+    for path in sorted(typed_leaves.keys() | saved_leaves.keys()):
+        value = saved_leaves.get(path, _MISSING)
+        if path == "id" or typed_leaves.get(path, _MISSING) == value:
+            continue
+        field = _field_for(path, where)
+        if field is None or id(field) in notes:  # one note a field
+            continue
+        shown = path in where and isinstance(value, int | str) and not isinstance(value, bool)
+        message = _("Saved now: %(value)s", value=value) if shown else _("Saved now otherwise.")
+        notes[id(field)] = Problem(path, message)
+    return list(notes.values())

@@ -23,7 +23,7 @@ from ..rendering import invalid_status, render, wants_fragment
 from .card import rules_card
 from .formdata import add_blank_rows, add_row, formdata_of, set_layout_choices
 from .forms import RuleSetForm
-from .mapping import apply_problems, form_to_dict
+from .mapping import apply_problems, form_to_dict, saved_now
 
 bp = Blueprint("rules", __name__)
 bp.add_app_template_global(rules_card, "rules_card")
@@ -162,7 +162,20 @@ def _save(row: SavedRuleSet | None) -> Response:
                 rule_sets.update(row, data, _int(form.version.data))
         except rule_sets.StaleRuleSetError as error:
             general = [tr(p) for p in error.problems]
-            form.version.data = str(row.version) if row is not None else ""
+            row = rule_sets.still_there(row)
+            if row is None:  # deleted meanwhile: saving again makes them anew
+                form.version.data = ""
+                general = [_("These rules were deleted meanwhile; saving makes them anew.")]
+            else:
+                form.version.data = str(row.version)
+                typed = rule_sets.prepare(data).to_dict()  # it passed, or it was not stale
+                general += apply_problems(form, saved_now(typed, row.rules, where), where)
+                general.append(
+                    _(
+                        "Beside each field that differs is what is saved now;"
+                        " saving again keeps what you see."
+                    )
+                )
         except EngineError as error:
             general = apply_problems(form, error.problems, where)
         else:
