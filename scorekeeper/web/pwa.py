@@ -220,7 +220,9 @@ def offline_texts_json() -> Markup:
     language = str(get_locale() or "en")
     found = _OFFLINE_JSON.get(language)
     if found is None:
-        found = htmlsafe_json_dumps(offline_texts(), dumps=current_app.json.dumps)
+        found = htmlsafe_json_dumps(
+            offline_texts(), dumps=json.dumps, separators=(",", ":"), ensure_ascii=False
+        )  # compact: every page carries it
         _OFFLINE_JSON[language] = found
     return found
 
