@@ -711,14 +711,16 @@
       beside(form, why && text(why));
     });
   });
-  /* A correction is a plain form post: without a connection the browser would leave for
-     its own error page. Say so beside Save instead, and keep the numbers in the form. */
+  /* A correction, and any other plain form post ("Put mine on top"), leaves the page:
+     without a connection the browser would leave for its own error page. Say so beside
+     the button instead, and keep what the form holds. */
   document.addEventListener("submit", function (event) {
-    var form = event.target;
-    if (form.id !== "deal-entry" || isNewDealForm(form)) return;
-    if (navigator.onLine) { message(form, ""); return; }
+    var form = event.target, fix = form.id === "deal-entry";
+    if (isNewDealForm(form) || form.method !== "post") return;
+    if (navigator.onLine) { if (fix) message(form, ""); return; }
     event.preventDefault();
-    message(form, text("offline_correction"), "send-error");
+    if (fix) message(form, text("offline_correction"), "send-error");
+    else beside(form, text("not_sent"));
   });
   document.addEventListener("htmx:afterSettle", function (event) {
     var swapped = event.target;

@@ -125,6 +125,27 @@ def test_choosing_in_the_conflict_view_lets_the_numbers_typed_go(
     expect_a_fresh_sheet(page, 2)
 
 
+def test_putting_mine_on_top_without_a_connection_says_so_and_keeps_the_page(
+    phones: Callable[[], Any],
+) -> None:
+    # "Put mine on top" is a plain form post: offline, the browser left the match for its
+    # own error page ("No internet"), the conflict view and the numbers with it.
+    page = lose_the_race_for_deal_1(phones)
+    url = page.url
+    page.context.set_offline(True)
+    conflict = page.locator("#conflict")
+    conflict.get_by_role("button", name="Put mine on top").click()
+    expect(conflict.get_by_role("alert")).to_have_text(
+        "No connection: nothing was changed. Try again when it returns."
+    )
+    assert page.url == url
+    expect_mine(page)
+    page.context.set_offline(False)
+    conflict.get_by_role("button", name="Put mine on top").click()
+    expect(page.locator("#conflict")).to_have_count(0)
+    expect(page.locator(".side-total").first).to_have_text("-40")  # deal 1 is mine now
+
+
 def test_the_conflict_view_opens_at_its_heading_below_the_sticky_totals(
     phones: Callable[[], Any],
 ) -> None:
