@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, current_app, jsonify, render_template, request
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
 from sqlalchemy import select
@@ -50,7 +50,7 @@ def register(app: Flask) -> None:
         # Keep the exception's own headers (Allow on a 405), not its content type.
         headers = [(k, v) for k, v in error.get_headers() if k.lower() != "content-type"]
         if request.path.startswith("/api/"):
-            body = {"errors": [{"field": "", "message": error.description}]}
+            body = {"errors": [{"field": "", "message": _api_message(error)}]}
             return jsonify(body), code, headers
         messages = {
             401: _("Log in first: this belongs to a club or to someone's account."),
@@ -66,6 +66,24 @@ def register(app: Flask) -> None:
         message = messages.get(code, error.description)
         page = render_template("error.html", code=code, message=message)
         return page, code, headers
+
+
+def _api_message(error: HTTPException) -> str:
+    """The API's sentence for an HTTP error: the app's own description where it gave one,
+    else one in the caller's language (Werkzeug's are English, and say no limit)."""
+    if error.description != type(error).description:
+        return str(error.description)
+    code = error.code or 500
+    if code == 404:
+        return _("There is nothing at this address of the API.")
+    if code == 405:
+        return _("This address does not take a %(method)s request.", method=request.method)
+    if code == 413:
+        limit = (current_app.config.get("MAX_CONTENT_LENGTH") or 0) // 1024
+        return _("A request may be at most %(kb)d KB.", kb=limit)
+    if code == 429:
+        return _("Too many tries from here. Wait a few minutes, then try again.")
+    return str(error.description)
 
 
 def _no_such_match() -> bool:

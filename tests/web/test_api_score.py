@@ -303,7 +303,22 @@ def test_a_body_larger_than_the_server_accepts_is_a_json_413(client: FlaskClient
     response = client.post(URL, data=b" " * (300 * 1024), content_type="application/json")
 
     assert response.status_code == 413
-    assert response.json["errors"][0]["message"]
+    assert response.json["errors"] == [{"field": "", "message": "A request may be at most 256 KB."}]
+
+
+def test_the_api_says_its_http_errors_in_the_callers_language(client: FlaskClient) -> None:
+    # Werkzeug's own English ("The method is not allowed for the requested URL.") came back
+    # to a Russian caller, and the 413's said no limit.
+    ru = {"Accept-Language": "ru"}
+    big = client.post(URL, data=b" " * (300 * 1024), content_type="application/json", headers=ru)
+    assert big.json["errors"][0]["message"] == "Запрос может занимать не больше 256 КБ."
+    wrong = client.get(URL, headers=ru)
+    assert wrong.json["errors"][0]["message"] == "Этот адрес не принимает запрос GET."
+    nothing = client.get("/api/v1/nothing-here", headers=ru)
+    assert nothing.json["errors"][0]["message"] == "По этому адресу API ничего нет."
+    # the app's own descriptions are kept
+    unknown = client.get("/api/v1/rules/nope", headers=ru)
+    assert "nope" in unknown.json["errors"][0]["message"]
 
 
 def test_get_on_the_score_endpoint_is_a_json_405(client: FlaskClient) -> None:
