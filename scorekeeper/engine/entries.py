@@ -102,31 +102,66 @@ def key_value(rules: RuleSet, key: str) -> int:
 def read_side(problems: Problems, data: Any, path: str, rules: RuleSet) -> SideEntry | None:
     """Read one side's entry; record every problem under ``path`` and return None if any."""
     before = len(problems.items)
+    read = read_side_partly(problems, data, path, rules)
+    if read is None or len(problems.items) > before:
+        return None
+    return read.entry
+
+
+@dataclass(frozen=True)
+class PartlyRead:
+    """A side's entry with what could be read of it, and which parts could not.
+
+    A part with a problem (``went_out``, ``books``, ``melded``, ``left``, ``counts`` for
+    the red threes and exact draws) stands in as its empty value: a card count or a book
+    left out can only lower the sums of the supply's checks, so those still run on the
+    rest and report nothing false (RULES.md 6: every problem listed, not only the first).
+    """
+
+    entry: SideEntry
+    unread: frozenset[str]
+
+
+def read_side_partly(problems: Problems, data: Any, path: str, rules: RuleSet) -> PartlyRead | None:
+    """Read one side's entry, recording every problem under ``path``; None if it is not
+    an object at all."""
     entry = read_mapping(problems, data, path)
     if entry is None:
         return None
     unknown_keys(problems, entry, ENTRY_KEYS, path)
+    unread: set[str] = set()
     went_out = entry.get("went_out", False)
     if not isinstance(went_out, bool):
         problems.add(join(path, "went_out"), phrase("Say true or false."))
+        unread.add("went_out")
+    before = len(problems.items)
     books = _read_books(problems, entry.get("books", {}), join(path, "books"), rules)
+    if books is None or len(problems.items) > before:
+        unread.add("books")
     counts = {
         name: read_int(problems, entry.get(name, 0), join(path, name), high=COUNT_BOUND)
         for name in ("red_threes", "red_threes_left", "red_threes_left_in_foot", "exact_draws")
     }
-    melded = _read_block(problems, entry, path, "melded", rules)
-    left = _read_block(problems, entry, path, "left", rules)
-    if len(problems.items) > before or books is None or melded is None or left is None:
-        return None
-    return SideEntry(
-        went_out=bool(went_out),
-        books=MappingProxyType(books),
-        red_threes=int(counts["red_threes"] or 0),
-        red_threes_left=int(counts["red_threes_left"] or 0),
-        red_threes_left_in_foot=int(counts["red_threes_left_in_foot"] or 0),
-        melded=melded,
-        left=left,
-        exact_draws=int(counts["exact_draws"] or 0),
+    if any(number is None for number in counts.values()):
+        unread.add("counts")
+    blocks: dict[str, CardBlock | None] = {}
+    for name in ("melded", "left"):
+        before = len(problems.items)
+        blocks[name] = _read_block(problems, entry, path, name, rules)
+        if blocks[name] is None or len(problems.items) > before:
+            unread.add(name)
+    return PartlyRead(
+        SideEntry(
+            went_out=went_out is True,
+            books=MappingProxyType(books or {}),
+            red_threes=int(counts["red_threes"] or 0),
+            red_threes_left=int(counts["red_threes_left"] or 0),
+            red_threes_left_in_foot=int(counts["red_threes_left_in_foot"] or 0),
+            melded=blocks["melded"] or CardBlock(),
+            left=blocks["left"] or CardBlock(),
+            exact_draws=int(counts["exact_draws"] or 0),
+        ),
+        frozenset(unread),
     )
 
 
@@ -159,6 +194,8 @@ def _read_books(problems: Problems, value: Any, path: str, rules: RuleSet) -> di
 def _read_block(
     problems: Problems, entry: Mapping[str, Any], path: str, name: str, rules: RuleSet
 ) -> CardBlock | None:
+    """A card block (``melded`` or ``left``), problems recorded: None when it cannot be read
+    at all, else the counts that could be read."""
     points_name = f"{name}_points"
     if name in entry and points_name in entry:
         problems.add(
@@ -179,17 +216,15 @@ def _read_block(
     if data is None:
         return None
     counts: dict[str, int] = {}
-    ok = True
     for key, raw in data.items():
         field_path = join(path, f"{name}.{key}")
         number = read_int(problems, raw, field_path, high=COUNT_BOUND, what=phrase("A count"))
         problem = _key_problem(key, name, rules)
         if problem:
             problems.add(field_path, problem)
-        ok = ok and number is not None and not problem
         if number is not None and not problem:
             counts[key] = counts.get(key, 0) + number
-    return CardBlock(counts=MappingProxyType(counts)) if ok else None
+    return CardBlock(counts=MappingProxyType(counts))  # the keys that could be read
 
 
 def _key_problem(key: str, block: str, rules: RuleSet) -> Phrase | None:

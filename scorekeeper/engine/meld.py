@@ -283,7 +283,7 @@ def check_meld_request(data: Any) -> MeldCheck:
         raise MeldError(problems.items)
     unknown_keys(problems, request, REQUEST_KEYS, "")
     rules = resolve_rules(problems, request.get("rules"))
-    deal = read_deal(problems, rules, request.get("deal"), "deal") if rules else None
+    deal = read_deal(problems, rules, request.get("deal"), "deal")
     total = read_int(
         problems, request.get("running_total", 0), "running_total", low=-(10**7), high=10**7
     )

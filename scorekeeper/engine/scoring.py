@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from ._read import read_int, read_list, read_mapping, unknown_keys
-from .entries import SideEntry, read_side
+from .entries import ENTRY_KEYS, PartlyRead, SideEntry, read_side_partly
 from .errors import EntryError, Problems, phrase, phrase_n
 from .resolve import resolve_rules
 from .rules import RuleSet, layout_label
@@ -126,11 +126,13 @@ def read_deal_entries(
     count = _read_players(problems, rules, players)
     raw_sides = read_list(problems, sides, "sides")
     read = _read_sides(problems, rules, raw_sides or [], count)
-    # A side whose own entry has a problem stands in as an empty side, so the checks of
-    # the others still run and every problem is listed at once (RULES.md section 6): an
-    # empty side adds no card to the supply's sums, and its own books and going out are
-    # not checked (they would only repeat its problem).
-    entries = [entry if entry is not None else SideEntry() for entry in read]
+    # A side stands in with what could be read of its entry (a part with a problem empty),
+    # so that every problem is listed at once (RULES.md section 6), the other sides' and
+    # the rest of its own: the supply's sums only lose the cards left out. Its books are
+    # checked against its cards only when both were read, and its going out only when its
+    # books were (else they would report a problem the entry does not have).
+    entries = [r.entry if r is not None else SideEntry() for r in read]
+    unread = [r.unread if r is not None else frozenset({"books", "melded"}) for r in read]
     if len(entries) >= 2 and count is not None:
         sizes = (
             _side_sizes(problems, rules, count, len(entries), side_sizes)
@@ -138,19 +140,22 @@ def read_deal_entries(
             else None
         )
         check_supply(problems, rules, rules.deck_count(count), entries)
-        for i, entry in enumerate(read):
-            if entry is not None:
+        for i, entry in enumerate(entries):
+            if not unread[i] & {"books", "melded"}:
                 check_books(problems, rules, entry, f"sides[{i}]")
-        _check_going_out(problems, rules, entries, sizes)
+        _check_going_out(problems, rules, entries, sizes, unread)
     problems.raise_if_any(EntryError)
     assert deal_no is not None
     return deal_no, tuple(entries)
 
 
-def read_deal(problems: Problems, rules: RuleSet, deal: Any, field: str = "deal") -> int | None:
-    """Read a deal number of this game (1 to ``rules.deals``)."""
+def read_deal(
+    problems: Problems, rules: RuleSet | None, deal: Any, field: str = "deal"
+) -> int | None:
+    """Read a deal number of this game (1 to ``rules.deals``; only a whole number when the
+    rules could not be read, so that its problem is listed with theirs)."""
     number = read_int(problems, deal, field, what=phrase("The deal number"))
-    if number is not None and not 1 <= number <= rules.deals:
+    if number is not None and rules is not None and not 1 <= number <= rules.deals:
         problems.add(
             field,
             phrase_n(
@@ -164,11 +169,11 @@ def read_deal(problems: Problems, rules: RuleSet, deal: Any, field: str = "deal"
     return number
 
 
-def _read_players(problems: Problems, rules: RuleSet, players: Any) -> int | None:
+def _read_players(problems: Problems, rules: RuleSet | None, players: Any) -> int | None:
     count = read_int(
         problems, players, "players", low=1, high=100, what=phrase("The number of players")
     )
-    if count is not None and count not in rules.player_counts:
+    if count is not None and rules is not None and count not in rules.player_counts:
         problems.add(
             "players",
             phrase(
@@ -235,8 +240,18 @@ def _side_sizes(
 
 def _read_sides(
     problems: Problems, rules: RuleSet, raw: list[Any], players: int | None
-) -> list[SideEntry | None]:
-    """Each side's entry, or None where the side's own entry has a problem."""
+) -> list[PartlyRead | None]:
+    """What could be read of each side's entry (None: not an object at all)."""
+    _read_sides_count(problems, raw, players)
+    return [
+        PartlyRead(item, frozenset())
+        if isinstance(item, SideEntry)
+        else read_side_partly(problems, item, f"sides[{i}]", rules)
+        for i, item in enumerate(raw)
+    ]
+
+
+def _read_sides_count(problems: Problems, raw: list[Any], players: int | None) -> None:
     if len(raw) < 2:
         problems.add("sides", phrase("At least two sides play a deal."))
     elif players is not None and len(raw) > players:
@@ -246,10 +261,6 @@ def _read_sides(
                 "%(players)s players cannot make %(sides)s sides.", players=players, sides=len(raw)
             ),
         )
-    return [
-        item if isinstance(item, SideEntry) else read_side(problems, item, f"sides[{i}]", rules)
-        for i, item in enumerate(raw)
-    ]
 
 
 def _check_going_out(
@@ -257,13 +268,16 @@ def _check_going_out(
     rules: RuleSet,
     entries: list[SideEntry],
     side_sizes: Sequence[int] | None,
+    unread: Sequence[frozenset[str]],
 ) -> None:
     gone = [i for i, e in enumerate(entries) if e.went_out]
     for i in gone[1:]:
         problems.add(f"sides[{i}].went_out", phrase("Only one side can go out in a deal."))
     for i in gone:
         entry = entries[i]
-        for kind, needed in rules.going_out_requires.items():
+        # books that could not be read are not known to be missing
+        required = rules.going_out_requires if "books" not in unread[i] else {}
+        for kind, needed in required.items():
             have = entry.books.get(kind, 0)
             if have < needed:
                 name = rules.book_name(kind)
@@ -299,6 +313,7 @@ def score_request(data: Any) -> DealScore:
     unknown_keys(problems, request, REQUEST_KEYS, "")
     rules = resolve_rules(problems, request.get("rules"))
     if rules is None:
+        _read_without_rules(problems, request)
         raise EntryError(problems.items)
     try:
         score = score_deal(rules, request.get("deal"), request.get("players"), request.get("sides"))
@@ -306,3 +321,19 @@ def score_request(data: Any) -> DealScore:
         raise EntryError([*problems.items, *error.problems]) from None
     problems.raise_if_any(EntryError)
     return score
+
+
+def _read_without_rules(problems: Problems, request: Mapping[str, Any]) -> None:
+    """What a request says that can be checked without its rule set (which has a problem
+    of its own): the deal's number, the players', the sides' list and each side's keys, so
+    that every problem is listed at once (RULES.md 6). A side's cards and books are read by
+    the rules (their kinds, their ranges' values) and wait for them."""
+    read_deal(problems, None, request.get("deal"))
+    _read_players(problems, None, request.get("players"))
+    raw = read_list(problems, request.get("sides"), "sides")
+    if raw is not None:
+        _read_sides_count(problems, raw, None)
+        for i, side in enumerate(raw):
+            entry = read_mapping(problems, side, f"sides[{i}]")
+            if entry is not None:
+                unknown_keys(problems, entry, ENTRY_KEYS, f"sides[{i}]")

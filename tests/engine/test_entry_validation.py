@@ -15,8 +15,8 @@ from scorekeeper.engine import (
     score_deal,
     score_request,
 )
-from scorekeeper.engine.entries import CardBlock
-from scorekeeper.engine.errors import Phrase, Problem
+from scorekeeper.engine.entries import CardBlock, read_side
+from scorekeeper.engine.errors import Phrase, Problem, Problems
 
 CLASSIC = PRESETS["classic"]
 FOUR_BOOKS = PRESETS["four-books"]
@@ -407,14 +407,75 @@ def test_a_side_with_a_problem_of_its_own_does_not_hide_the_others_problems() ->
     assert_problem(found, "sides[0].melded.joker", "Five decks hold only 10 jokers")
 
 
-def test_a_side_that_cannot_be_read_adds_no_problem_of_its_own_beyond_its_field() -> None:
-    # The side standing in for it is empty: nothing counted against the supply, no books
-    # checked, no second side going out.
+def test_a_side_with_a_bad_field_still_has_its_other_problems_listed() -> None:
+    # Its negative points hid the side's own other problems: a second side going out,
+    # 9 books from 10 cards, books missing for going out, a joker more than five decks hold.
     sides = [
         {"went_out": True, "books": {"clean": 2, "dirty": 2, "wild": 1}, "melded_points": 900},
-        {"went_out": True, "books": {"clean": 9}, "melded": {"joker": 10}, "left_points": -5},
+        {"went_out": True, "books": {"clean": 9}, "melded": {"joker": 11}, "left_points": -5},
     ]
-    assert [f for f, _ in problems_of(CLASSIC, sides)] == ["sides[1].left_points"]
+    found = problems_of(CLASSIC, sides)
+    assert [f for f, _ in found] == [
+        "sides[1].left_points",
+        "sides[1].melded.joker",
+        "sides[1].books",
+        "sides[1].went_out",
+        "sides[1].books.dirty",
+        "sides[1].books.wild",
+    ]
+    assert_problem(found, "sides[1].melded.joker", "Five decks hold only 10 jokers")
+    assert_problem(found, "sides[1].books", "9 books need at least 63 cards")
+
+
+@pytest.mark.parametrize(
+    ("side", "field"),
+    [
+        # a card count that cannot be read: its books are not checked against the rest
+        ({"books": {"clean": 1}, "melded": {"K": "seven", "A": 2}}, "sides[0].melded.K"),
+        ({"books": {"clean": 1}, "melded": {"3": 7}}, "sides[0].melded.3"),
+        ({"books": {"clean": 1}, "melded_points": -1}, "sides[0].melded_points"),
+        ({"red_threes": -1, "melded": {"K": 7}, "books": {"clean": 1}}, "sides[0].red_threes"),
+        # went_out that cannot be read is not a second side going out
+        (
+            {"went_out": "yes", "books": {"clean": 2, "dirty": 2, "wild": 1}, "melded_points": 90},
+            "sides[0].went_out",
+        ),
+    ],
+)
+def test_a_bad_field_adds_no_problem_the_entry_does_not_have(side: Any, field: str) -> None:
+    other = {"went_out": True, "books": {"clean": 2, "dirty": 2, "wild": 1}, "melded_points": 900}
+    assert [f for f, _ in problems_of(CLASSIC, [side, other])] == [field]
+
+
+@pytest.mark.parametrize(
+    ("side", "field"),
+    [
+        ({"went_out": True, "books": {"clean": "two"}, "melded": {"K": 3}}, "sides[0].books.clean"),
+        ({"went_out": True, "books": [2, 2, 1]}, "sides[0].books"),
+    ],
+)
+def test_books_that_cannot_be_read_are_not_missing_for_going_out(side: Any, field: str) -> None:
+    # nor checked against the cards on the table
+    assert [f for f, _ in problems_of(CLASSIC, [side, {"melded_points": 90}])] == [field]
+
+
+def test_a_side_that_is_not_an_object_stands_in_as_an_empty_side() -> None:
+    sides = [
+        ["books", 2],
+        {"went_out": True, "books": {"clean": 2, "dirty": 2, "wild": 1}, "melded_points": 900},
+    ]
+    assert [f for f, _ in problems_of(CLASSIC, sides)] == ["sides[0]"]
+
+
+def test_one_side_read_alone_is_none_with_any_problem_and_the_entry_without() -> None:
+    problems = Problems()
+    assert read_side(problems, {"melded": {"K": 7}, "books": {"clean": 1}}, "e", CLASSIC) == (
+        SideEntry(books={"clean": 1}, melded=CardBlock(counts={"K": 7}))
+    )
+    assert not problems.items
+    assert read_side(problems, {"melded": {"K": 7}, "shoes": 1}, "e", CLASSIC) is None
+    assert [p.field for p in problems.items] == ["e.shoes"]
+    assert read_side(problems, "nothing", "f", CLASSIC) is None
 
 
 def test_an_error_lists_its_problems_as_json_and_in_its_message() -> None:
@@ -500,9 +561,12 @@ def test_a_score_request_with_a_whole_rule_set_is_scored() -> None:
     ("request_data", "expected"),
     [
         ([1, 2], [("request", "This must be an object with named fields.")]),
-        ({"deal": 1}, [("rules", "Name a preset or give a whole rule set.")]),
         (
-            {"rules": "canasta"},
+            {"deal": 1, "players": 4, "sides": [{}, {}]},
+            [("rules", "Name a preset or give a whole rule set.")],
+        ),
+        (
+            {"rules": "canasta", "deal": 1, "players": 4, "sides": [{}, {}]},
             [
                 (
                     "rules",
@@ -510,10 +574,53 @@ def test_a_score_request_with_a_whole_rule_set_is_scored() -> None:
                 )
             ],
         ),
-        ({"rules": [1]}, [("rules", "This must be an object with named fields.")]),
         (
-            {"rules": {**CLASSIC.to_dict(), "deals": 0}},
+            {"rules": [1], "deal": 1, "players": 4, "sides": [{}, {}]},
+            [("rules", "This must be an object with named fields.")],
+        ),
+        (
+            {
+                "rules": {**CLASSIC.to_dict(), "deals": 0},
+                "deal": 1,
+                "players": 4,
+                "sides": [{}, {}],
+            },
             [("rules.deals", "The number of deals must be at least 1.")],
+        ),
+        # rules that cannot be read do not hide what can be checked without them
+        (
+            {"rules": "nope", "deal": "x", "players": 0, "sides": [{"wilds": 1}, 5, {}]},
+            [
+                (
+                    "rules",
+                    "Unknown rule set 'nope'; the presets are classic, four-books, whitnack.",
+                ),
+                ("deal", "The deal number must be a whole number."),
+                ("players", "The number of players must be at least 1."),
+                ("sides[0].wilds", "Unknown field 'wilds'."),
+                ("sides[1]", "This must be an object with named fields."),
+            ],
+        ),
+        (
+            {"deal": -1, "sides": [{}]},
+            [
+                ("rules", "Name a preset or give a whole rule set."),
+                ("deal", "The deal number cannot be negative."),
+                ("players", "The number of players must be a whole number."),
+                ("sides", "At least two sides play a deal."),
+            ],
+        ),
+        (
+            {"rules": "canasta", "sides": "both"},
+            [
+                (
+                    "rules",
+                    "Unknown rule set 'canasta'; the presets are classic, four-books, whitnack.",
+                ),
+                ("deal", "The deal number must be a whole number."),
+                ("players", "The number of players must be a whole number."),
+                ("sides", "This must be a list."),
+            ],
         ),
         (
             {"rules": "classic", "deal": 1, "players": 4, "sides": [{}, {}], "colour": 1},

@@ -324,12 +324,13 @@ def test_a_malformed_meld_request_is_refused_with_field_paths(
 def test_every_problem_of_a_meld_request_comes_back_together() -> None:
     data = {
         "rules": "canasta",
-        "deal": 1,
+        "deal": "first",  # read as a number even while the rules cannot be read
         "running_total": "lots",
         "melds": [{"rank": "3"}, {"rank": "wild", "naturals": 2, "top_card": 1}],
     }
     assert [f for f, _ in meld_problems(data)] == [
         "rules",
+        "deal",
         "running_total",
         "melds[0].rank",
         "melds[1].top_card",
