@@ -125,3 +125,51 @@ def test_a_post_with_only_the_second_sides_fields_scores_them_for_the_second_sid
     data = {"sides-1-melded_points": "120", "sides-1-books_clean": "1"}
     assert client.post(f"/m/{public_id}/deals", data=data).status_code == 303
     assert totals(show(client, public_id)) == [0, 620]
+
+
+@pytest.mark.parametrize("typo", ["12x", "-75"])
+def test_a_typo_in_one_number_does_not_hide_what_the_game_refuses(
+    app: Flask, client: FlaskClient, typo: str
+) -> None:
+    # The second side went out without a book; the first typed a wrong number. Only the
+    # number's message showed; the game's own refusals came after it was put right.
+    public_id = start_match(client)
+    response = enter_deal(client, public_id, {"left_points": typo}, {"books_clean": 0}, went_out=1)
+    assert response.status_code == 422
+    html = response.get_data(as_text=True)
+    # each said once, beside its field (after the side's name, for a screen reader)
+    [typed] = errors_beside(html, "sides-0-left_points")
+    assert typed.endswith(": Enter a whole number from 0 to 1000000.")
+    [books] = errors_beside(html, "sides-1-books_clean")
+    assert books.endswith(": Going out needs 2 clean books; this side has 0.")
+    assert any("Going out needs 1 wild book" in m for _, m in all_errors(html))
+    assert deal_count(app, public_id) == 0
+    # the live preview says the same
+    data = {**hidden_fields(html), **deal_form_data({"left_points": typo}, {}, went_out=1)}
+    preview = client.post(f"/m/{public_id}/preview?deal=1", data=data, headers=HX)
+    text = preview.get_data(as_text=True)
+    assert "Enter a whole number from 0 to 1000000." in text
+    assert "Going out needs 2 clean books; this side has 0." in text
+    # a correction too
+    enter_deal(client, public_id, SIDE_A_COUNTS, SIDE_B_POINTS, went_out=0)
+    page = client.get(f"/m/{public_id}/deals/1/edit").get_data(as_text=True)
+    data = {**hidden_fields(page), **deal_form_data({"left_points": typo}, {}, went_out=1)}
+    fixed = client.post(f"/m/{public_id}/deals/1", data=data)
+    assert fixed.status_code == 422
+    assert "Going out needs 2 clean books" in " ".join(
+        errors_beside(fixed.get_data(as_text=True), "sides-1-books_clean")
+    )
+    assert totals(show(client, public_id)) == [3990, 510]
+
+
+def test_a_typo_in_a_card_count_does_not_make_the_books_look_impossible(
+    client: FlaskClient,
+) -> None:
+    # the count cannot be read: the books are not checked against the cards without it
+    public_id = start_match(client)
+    side = {**SIDE_A_COUNTS, "melded_8toK": "2o"}
+    response = enter_deal(client, public_id, side, SIDE_B_POINTS, went_out=0)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 422
+    [(_field, message)] = all_errors(html)
+    assert message.endswith(": Enter a whole number from 0 to 2000.")

@@ -259,7 +259,11 @@ def preview_context(game: Match, form: Any, deal: int) -> dict[str, Any]:
     }
     labels = context["labels"]
     if not form.validate():
-        context["problems"] = _side_errors(form, labels)
+        others = forms.problems_beside_errors(form, game, deal)
+        context["problems"] = [
+            *_side_errors(form, labels),
+            *(_named(p.field, tr(p), labels) for p in others),
+        ]
         return context
     entries = forms.entries_from_form(form, game.rules)
     try:

@@ -21,7 +21,7 @@ from wtforms import (
 from wtforms.fields import FieldList
 from wtforms.validators import InputRequired, Length, Optional
 
-from ...engine import RuleSet, value_groups
+from ...engine import EngineError, Problem, RuleSet, score_deal, value_groups
 from ...engine.entries import COUNT_BOUND, POINTS_BOUND
 from ...engine.rules import MAX_DEALS, MIN_DEALS
 from ...services import rule_sets
@@ -235,32 +235,60 @@ def deal_form(rules: RuleSet, side_count: int, data: Any = None, obj: Any = None
     return form
 
 
+#: What a field with an error of its own stands for in an entry: no number, so that the
+#: engine leaves the part it belongs to unread (``engine.entries.read_side_partly``).
+UNREAD = "?"
+
+
 def entries_from_form(form: Any, rules: RuleSet) -> list[dict[str, Any]]:
-    """The engine's entry dicts from a deal form (empty fields are 0, as in the API)."""
-    went_out = form.went_out.data
+    """The engine's entry dicts from a deal form (empty fields are 0, as in the API). A
+    field with an error of its own (after ``validate``) is ``UNREAD``."""
+
+    def value(field: Any) -> Any:
+        return UNREAD if field.errors else field.data
+
+    went_out = value(form.went_out)
     entries = []
     for i, side in enumerate(form.sides):
-        entry: dict[str, Any] = {"went_out": went_out == str(i)}
-        entry["books"] = {k: side[f"books_{k}"].data or 0 for k in rules.book_kinds()}
-        entry["red_threes"] = side["red_threes"].data or 0
-        entry["red_threes_left"] = side["red_threes_left"].data or 0
+        entry: dict[str, Any] = {"went_out": went_out if went_out == UNREAD else went_out == str(i)}
+        entry["books"] = {k: value(side[f"books_{k}"]) or 0 for k in rules.book_kinds()}
+        entry["red_threes"] = value(side["red_threes"]) or 0
+        entry["red_threes_left"] = value(side["red_threes_left"]) or 0
         if not rules.red_three.hand_and_foot_alike:
-            entry["red_threes_left_in_foot"] = side["red_threes_left_in_foot"].data or 0
+            entry["red_threes_left_in_foot"] = value(side["red_threes_left_in_foot"]) or 0
         if rules.exact_draw_bonus:
-            entry["exact_draws"] = side["exact_draws"].data or 0
+            entry["exact_draws"] = value(side["exact_draws"]) or 0
         for block in ("melded", "left"):
             counts = {
-                key: side[f"{block}_{field_slug(key)}"].data
+                key: value(side[f"{block}_{field_slug(key)}"])
                 for key in card_keys(rules, block)
-                if side[f"{block}_{field_slug(key)}"].data is not None
+                if value(side[f"{block}_{field_slug(key)}"]) is not None
             }
-            points = side[f"{block}_points"].data
+            points = value(side[f"{block}_points"])
             if points is not None:
                 entry[f"{block}_points"] = points
             if counts or points is None:
                 entry[block] = counts
         entries.append(entry)
     return entries
+
+
+def problems_beside_errors(form: Any, game: Any, deal: int) -> list[Problem]:
+    """What the game refuses in a form that already has errors of its own (a typo in one
+    number): the engine's problems with the rest, so that every problem shows at once, not
+    the game's only after the typo is put right. The fields with an error are left unread,
+    and their own problems are not said twice."""
+    had_errors = {id(f) for f in _fields(form) if f.errors}
+    entries = entries_from_form(form, game.rules)
+    try:
+        score_deal(game.rules, deal, game.player_count, entries, game.side_sizes)
+    except EngineError as error:
+        return [p for p in error.problems if id(_field_for(form, p.field)) not in had_errors]
+    return []
+
+
+def _fields(form: Any) -> list[Any]:
+    return [form.went_out, *(field for side in form.sides for field in side)]
 
 
 def form_data_from_entries(entries: list[dict[str, Any]], rules: RuleSet) -> dict[str, Any]:

@@ -236,6 +236,10 @@ def record(public_id: str) -> Response:
                 return render("matches/show.html", "matches/_match.html", **context)
             flash(announcement, "saved")
             return redirect(url_for(".show", public_id=public_id), 303)
+    elif game.current_deal is not None:
+        general = forms.apply_problems(
+            form, forms.problems_beside_errors(form, game, game.current_deal)
+        )
     context = match_context(
         loaded, form=form, general_errors=general, outcome="refused", conflict=conflict
     )
@@ -307,6 +311,8 @@ def correct(public_id: str, number: int) -> Response:
             general = forms.apply_problems(form, error.problems)
         else:
             return redirect(url_for(".show", public_id=public_id), 303)
+    else:
+        general = forms.apply_problems(form, forms.problems_beside_errors(form, game, number))
     context = match_context(loaded, form=form, general_errors=general, editing=number)
     return render("matches/edit.html", "matches/_edit.html", invalid_status(), **context)
 
