@@ -22,6 +22,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         template_folder=str(ROOT / "templates"),
         static_folder=str(ROOT / "static"),
     )
+    # A block tag's line leaves no blank line behind: bytes every page sends (the match
+    # page's first visit has a budget, test_wire_weight.py).
+    app.jinja_options = {**app.jinja_options, "trim_blocks": True, "lstrip_blocks": True}
     load_settings(app, test_config)
     register_extensions(app)
     register_blueprints(app)
