@@ -322,7 +322,9 @@
     } else if (error) {
       error.show.scrollIntoView({ block: "center" });
     }
-    var focus = outcome === "saved" ? form && firstControl(form) : error && error.focus;
+    // a conflict: its heading (the choice follows it), not the form below
+    var focus = outcome === "saved" ? form && firstControl(form) :
+      match.querySelector("#conflict-title") || error && error.focus;
     if (focus) focus.focus({ preventScroll: true });
   }
 

@@ -156,6 +156,11 @@ def test_the_conflict_view_opens_at_its_heading_below_the_sticky_totals(
     theirs = page.locator("#conflict .theirs h3").evaluate(BOX)
     assert board[1] <= heading[0] and heading[1] <= 844, (board, heading)
     assert theirs[1] <= 844, theirs  # both versions begin on the screen
+    # the focus is on the heading (it went to the form below, off the screen), so the next
+    # Tab reaches the choice: Keep theirs, then Put mine on top
+    expect(page.locator("#conflict-title")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.locator("#conflict").get_by_role("link", name="Keep theirs")).to_be_focused()
 
 
 def test_numbers_typed_after_a_deal_kept_offline_come_back_on_an_offline_reload(

@@ -236,6 +236,12 @@ def test_a_deal_that_lost_the_race_shows_both_side_by_side_and_keeps_the_typed_n
     assert hidden_fields(lost.get_data(as_text=True))["expected_deal"] == "2"
     assert 'value="300"' in str(lost.get_data(as_text=True))
     assert deal_count(app, public_id) == 1
+    # said once, for the deal this phone was saving (it said "Deal 2 is not saved", and the
+    # whole section, both tables, was an alert); the heading takes the focus
+    assert "role" not in conflict.attrs
+    assert conflict.find_all("h2")[0].attrs["tabindex"] == "-1"
+    [announce] = page.find_all("div", id="announce")
+    assert announce.text.strip() == "Deal 1 was saved on another phone first"
 
 
 def test_put_mine_on_top_saves_a_correction_and_keep_theirs_changes_nothing(

@@ -130,7 +130,12 @@ def saved_announcement(loaded: LoadedMatch, number: int) -> str:
 
 
 def refused_announcement(context: dict[str, Any]) -> str:
-    """ "Deal 1 is not saved: Cy & Di: Going out needs 2 clean books; this side has 1."."""
+    """ "Deal 1 is not saved: Cy & Di: Going out needs 2 clean books; this side has 1.";
+    after a lost race, the conflict view's heading ("Deal 1 was saved on another phone
+    first": the deal this phone was saving, not the next one the form now shows)."""
+    conflict = context.get("conflict")
+    if conflict is not None and conflict["kind"] == "entered":
+        return _("Deal %(n)s was saved on another phone first", n=conflict["number"])
     first = next(iter(context["general_errors"]), None)
     if first is None:
         first = next(iter(_side_errors(context["form"], context["labels"])), "")
