@@ -140,6 +140,27 @@ def test_a_finished_match_is_reopened_to_correct_a_deal(client: FlaskClient) -> 
     assert parse(html).find_all("form", action=f"/m/{public_id}/reopen")
 
 
+def test_two_corrections_opened_in_one_reopening_are_both_saved(client: FlaskClient) -> None:
+    # Two tabs (or two phones) opened deals 1 and 2 to correct while the match was
+    # reopened; the first correction closed it again, and the second was refused with a
+    # redirect: its numbers gone, though its deal had not changed.
+    public_id = _match_with_two_deals(client)
+    enter_deal(client, public_id, *SMALL)
+    enter_deal(client, public_id, *SMALL)
+    assert client.post(f"/m/{public_id}/reopen").status_code == 303
+    pages = {n: client.get(f"/m/{public_id}/deals/{n}/edit").get_data(as_text=True) for n in (1, 2)}
+    for number, left in ((1, 100), (2, 200)):
+        data = {
+            **hidden_fields(pages[number]),
+            **deal_form_data({"left_points": left}, SIDE_A_COUNTS, went_out=1),
+        }
+        assert client.post(f"/m/{public_id}/deals/{number}", data=data).status_code == 303
+    html = show(client, public_id)
+    assert [scores[0] for scores in deal_scores(html)[:2]] == [-100, -200]
+    # closed again after each, as after one correction
+    assert parse(html).find_all("form", action=f"/m/{public_id}/reopen")
+
+
 def test_the_same_submission_sent_twice_saves_one_deal(app: Flask, client: FlaskClient) -> None:
     public_id = start_match(client)
     page = show(client, public_id)
