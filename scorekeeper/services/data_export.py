@@ -26,9 +26,10 @@ from typing import Any
 from sqlalchemy import Connection, inspect, select, text
 
 from ..database import READ_ONLY
+from ..engine.errors import phrase
 from ..extensions import db
 from .backup import check_target, place, temporary_beside
-from .data_tables import FORMAT, VERSION, encode, exported_columns, exported_tables
+from .data_tables import FORMAT, VERSION, Refused, encode, exported_columns, exported_tables
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,12 @@ def write(target: Path, *, force: bool = False) -> Exported:
     doc = document()
     data = dumps(doc).encode("utf-8")
     temporary = temporary_beside(target)
-    temporary.write_bytes(data)
+    try:
+        temporary.write_bytes(data)
+    except OSError as error:  # a full disk: leave no partial file filling it to the brim
+        temporary.unlink(missing_ok=True)
+        why = error.strerror or str(error)
+        message = phrase("Could not write %(target)s: %(why)s.", target=str(target), why=why)
+        raise Refused(message) from None
     place(temporary, target, force)
     return Exported(target, len(data), {name: len(rows) for name, rows in doc["tables"].items()})

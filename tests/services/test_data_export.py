@@ -27,6 +27,7 @@ from scorekeeper.services.data_tables import (
     EXPORTED,
     NOT_EXPORTED,
     STARTS_ANEW,
+    Refused,
     UnclassifiedTableError,
     check_classified,
     unclassified,
@@ -149,6 +150,27 @@ def test_the_export_is_versioned_json_with_rows_in_key_order_and_utc_timestamps(
     assert set(doc["tables"]["deal_sides"][0]) == {"id", "deal_id", "position", "entry"}
     assert "Zoë's Tuesday Club" in text  # UTF-8, not \u escapes
     assert text.count("\n") > sum(len(rows) for rows in doc["tables"].values())  # a row a line
+
+
+def test_an_export_to_a_full_disk_says_so_and_leaves_no_partial_file(
+    app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It left ".club.json.<pid>.partial" holding the disk's last free space, and the
+    # server's saves then failed; the command printed "unexpected OSError".
+    real = Path.write_bytes
+
+    def full(path: Path, data: bytes) -> int:
+        real(path, data[:100])  # what fitted
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    (tmp_path / "out").mkdir()
+    target = tmp_path / "out" / "club.json"
+    with app.app_context(), pytest.raises(Refused) as refused:
+        history()
+        data_export.write(target)
+    assert str(refused.value) == f"Could not write {target}: No space left on device."
+    assert list((tmp_path / "out").iterdir()) == []
 
 
 def test_stored_totals_after_an_import_are_the_sums_of_the_deals(app: Any) -> None:
