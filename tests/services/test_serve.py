@@ -105,7 +105,10 @@ def servers() -> Iterator[list[Server]]:
         server.stop()
 
 
-def get(url: str, timeout: float = 10) -> tuple[int, str]:
+def get(url: str, timeout: float = 60) -> tuple[int, str]:
+    """A page, waited for as long as a loaded machine may take (the first request of a new
+    server process builds the app's templates; 10 s failed under a load of 11 on 2 cores):
+    a bound against hanging, not a measure of speed."""
     with urllib.request.urlopen(url, timeout=timeout) as response:
         return response.status, response.read().decode()
 
