@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from ..engine import Match, RuleSet, Side
 from ..engine.errors import EngineError, phrase
+from ..engine.scoring import read_deal_entries
 from ..models import Match as MatchRow
 from ..models import RatingPoint, SideResult, StandingLine
 from . import aggregates, player_rows, ratings, standings, upserts
@@ -97,9 +98,28 @@ def score_matches(tables: Rows, source: str) -> dict[int, Match]:
                     **where,
                 )
             ) from None
+        _check_deals(game, where)
         games[match["id"]] = game
         _fill(match, sides, [entries_of[d["id"]] for d in deals], game)
     return games
+
+
+def _check_deals(game: Match, where: dict[str, int | str]) -> None:
+    """Refuse a deal the app would not have saved (a side out without its books, more
+    jokers than the decks hold...): a file edited by hand, read back without a word, put
+    it in the standings."""
+    for number, deal in enumerate(game.deals, start=1):
+        try:
+            read_deal_entries(game.rules, number, game.player_count, deal.entries, game.side_sizes)
+        except EngineError as error:
+            raise Refused(
+                phrase(
+                    "%(source)s: match %(match)s, deal %(deal)s cannot be scored: %(why)s",
+                    deal=number,
+                    why=str(error),
+                    **where,
+                )
+            ) from None
 
 
 def check_rule_sets(tables: Rows, source: str) -> None:

@@ -152,6 +152,26 @@ def test_a_deal_the_app_could_not_read_back_is_refused_with_its_match_and_deal(
     assert "cannot be read back" in refusal(bad_rules)
 
 
+@pytest.mark.parametrize(
+    ("entry", "why"),
+    [
+        (
+            {"went_out": True, "books": {"clean": 0}, "melded_points": 400},
+            "Going out needs 2 clean books; this side has 0.",
+        ),
+        ({"melded": {"joker": 40}}, "Five decks hold only 10 jokers; the sides report 40."),
+    ],
+)
+def test_a_deal_the_app_would_not_have_saved_is_refused_with_its_match_and_deal(
+    exported: dict[str, Any], entry: dict[str, Any], why: str
+) -> None:
+    # An export edited by hand: read back without a word, it counted in the standings.
+    public_id = exported["tables"]["matches"][0]["public_id"]
+    message = refusal(changed(exported, "deal_sides", 0, entry=entry))
+    assert f"match {public_id}, deal 1 cannot be scored: sides[0]" in message
+    assert why in message
+
+
 def test_a_saved_rule_set_the_engine_refuses_is_refused_by_name(ctx: Any) -> None:
     rule_sets.create({**PRESETS["classic"].to_dict(), "name": "Our house rules"})
     doc = json.loads(data_export.dumps(data_export.document()))
