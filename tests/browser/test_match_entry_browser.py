@@ -257,6 +257,25 @@ def test_six_players_of_forty_letters_fit_a_phone(page: Any) -> None:
         assert radios.nth(i).bounding_box()["width"] == pytest.approx(1.35 * 16, abs=0.5)
 
 
+def test_six_players_at_twice_the_text_size_keep_the_sheet_in_sight(page: Any) -> None:
+    """Text at 200 %: six sides' sticky totals stood 919 px high on an 844 px screen and
+    hid every field of the sheet under them. They are at most 45 % of the screen now,
+    scrolled within, so the field a Tab reaches is in sight."""
+    page.goto("/matches/new?rules=classic&layout=1%2B1%2B1%2B1%2B1%2B1")
+    for i, name in enumerate(["Ann", "Bob", "Cy", "Di", "Ed", "Flo"]):
+        page.fill(f"#side_{i}_player_0", name)
+    page.get_by_role("button", name="Start the match").click()
+    expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
+    page.evaluate("document.documentElement.style.fontSize = '200%'")
+    board = page.locator("#scoreboard").bounding_box()
+    assert board["height"] <= 0.45 * 844 + 1, board
+    field = page.locator("#sides-5-melded_points")
+    field.focus()
+    box = field.bounding_box()
+    top = page.locator("#scoreboard").evaluate("e => e.getBoundingClientRect().bottom")
+    assert box["y"] >= top - 1 and box["y"] + box["height"] <= 844, (box, top)
+
+
 @pytest.mark.parametrize(
     ("layout", "names"),
     [
