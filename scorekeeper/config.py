@@ -45,6 +45,8 @@ class Defaults:
     # own; set it for gunicorn's. On SQLite a deal's save reads before its turn to write
     # only with more than one (``database.reads_before_writing``).
     SERVER_PROCESSES = 1
+    #: The address ``scorekeeper serve`` listens on (set by it; None: served otherwise).
+    LISTENING_ON: str | None = None
 
 
 def load_settings(app: Flask, test_config: dict[str, Any] | None) -> None:

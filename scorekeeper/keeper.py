@@ -26,6 +26,7 @@ rather than a rare crash).
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import mmap
 import os
@@ -234,10 +235,16 @@ def worker_command(fd: int, threads: int, balance: tuple[int, int] | None = None
     return command
 
 
-def worker_env(workers: int) -> dict[str, str]:
-    """The children's environment: this one, with a traceback on a crash, and how many
-    server processes share the database (``SERVER_PROCESSES``, config.py)."""
-    return {**os.environ, "PYTHONFAULTHANDLER": "1", "SCOREKEEPER_SERVER_PROCESSES": str(workers)}
+def worker_env(workers: int, listening_on: str = "") -> dict[str, str]:
+    """The children's environment: this one, with a traceback on a crash, how many server
+    processes share the database (``SERVER_PROCESSES``, config.py) and the address the
+    server listens on (``LISTENING_ON``: the links a browser on this computer hands out)."""
+    return {
+        **os.environ,
+        "PYTHONFAULTHANDLER": "1",
+        "SCOREKEEPER_SERVER_PROCESSES": str(workers),
+        "SCOREKEEPER_LISTENING_ON": json.dumps(listening_on),
+    }
 
 
 def keep_serving(
@@ -248,7 +255,7 @@ def keep_serving(
     whenever it crashes; return the exit status of the first one that stops on its own
     (the others are stopped then)."""
     stream = err or sys.stderr
-    env = worker_env(workers)
+    env = worker_env(workers, str(sock.getsockname()[0]))
     # The same rate of deaths per process as with one: a broken installation kills every
     # process at once and is given up as soon, a rare crash is not.
     deaths: deque[float] = deque(maxlen=TOO_MANY * workers)

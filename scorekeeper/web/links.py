@@ -22,6 +22,8 @@ from typing import Any
 import segno
 from flask import current_app, request, url_for
 
+from .. import network
+
 
 def public_url(endpoint: str, **values: Any) -> str | None:
     """The absolute URL of ``endpoint`` another phone can open, or None (see the module)."""
@@ -33,8 +35,27 @@ def public_url(endpoint: str, **values: Any) -> str | None:
             path = path[len(root) :]  # the base URL names where the app is mounted
         return str(base).rstrip("/") + path
     if host_trusted():
+        root = _network_root()
+        if root is not None:
+            return root + url_for(endpoint, **values)
         return url_for(endpoint, _external=True, **values)
     return None
+
+
+def _network_root() -> str | None:
+    """For a browser on the server's own computer (``localhost``, ``127.0.0.1``), the root
+    the phones on the network open instead, when the server listens there: a link or QR
+    code of 127.0.0.1 opens nothing on another phone, and said nothing about it."""
+    if not network.is_loopback(hostname(request.host)):
+        return None
+    if current_app.config.get("LISTENING_ON") not in network.EVERY_INTERFACE:
+        return None  # not served by ``scorekeeper serve`` on every interface
+    addresses = network.local_addresses()
+    if not addresses:
+        return None
+    name = hostname(request.host)
+    port = request.host.removeprefix("[")[len(name) :].lstrip("]")  # ":8000", or ""
+    return f"{request.scheme}://{addresses[0]}{port}{request.script_root}"
 
 
 def private_link(endpoint: str, **values: Any) -> str:

@@ -674,7 +674,8 @@ def test_each_server_process_is_told_how_many_serve_the_database(
     script = (
         "import os, pathlib\n"
         f"pathlib.Path({str(tmp_path)!r}, str(os.getpid()))"
-        ".write_text(os.environ['SCOREKEEPER_SERVER_PROCESSES'])\n"
+        ".write_text(os.environ['SCOREKEEPER_SERVER_PROCESSES'] + ' '"
+        " + os.environ['SCOREKEEPER_LISTENING_ON'])\n"
     )
     monkeypatch.setattr(
         keeper, "worker_command", lambda fd, threads, balance=None: [sys.executable, "-c", script]
@@ -682,8 +683,10 @@ def test_each_server_process_is_told_how_many_serve_the_database(
     with keeper.listen("127.0.0.1", 0) as sock:
         assert keeper.keep_serving(sock, 1, workers=workers) == 0
     told = {path.read_text() for path in tmp_path.iterdir()}
-    assert told == {str(workers)}
+    assert told == {f'{workers} "127.0.0.1"'}  # and where it listens (web/links.py)
     monkeypatch.setenv("SCOREKEEPER_SERVER_PROCESSES", str(workers))
+    monkeypatch.setenv("SCOREKEEPER_LISTENING_ON", '"0.0.0.0"')
     database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
     settings = {"SQLALCHEMY_DATABASE_URI": database, "SECRET_KEY": "test"}
-    assert create_app(settings).config["SERVER_PROCESSES"] == workers
+    config = create_app(settings).config
+    assert (config["SERVER_PROCESSES"], config["LISTENING_ON"]) == (workers, "0.0.0.0")

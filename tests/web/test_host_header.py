@@ -95,6 +95,30 @@ def test_without_settings_a_share_link_is_absolute_only_for_the_servers_own_addr
         assert f'href="/r/{saved}"' in html and "SCOREKEEPER_PUBLIC_BASE_URL" in html
 
 
+def test_a_browser_on_the_servers_own_computer_hands_out_its_network_address(
+    app: Flask, client: FlaskClient, ids: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Opened at 127.0.0.1 (what serve offers "on this computer"), the share link and its
+    # QR code were 127.0.0.1 too: no other phone can open that.
+    from scorekeeper import network
+
+    monkeypatch.setattr(network, "local_addresses", lambda: ["192.168.1.10"])
+    saved = ids["saved_id"]
+    app.config["LISTENING_ON"] = "0.0.0.0"  # serve on every interface
+    for host in ("127.0.0.1:8000", "localhost:8000", "[::1]:8000"):
+        link, html = _share(client, saved, host)
+        assert link == f"http://192.168.1.10:8000/r/{saved}", host
+        assert "<svg" in html
+    assert _share(client, saved, "localhost")[0] == f"http://192.168.1.10/r/{saved}"
+    # a server on this computer only, or not started by serve: nothing else to offer
+    for listening in ("127.0.0.1", None):
+        app.config["LISTENING_ON"] = listening
+        assert _share(client, saved, "127.0.0.1:8000")[0] == f"http://127.0.0.1:8000/r/{saved}"
+    monkeypatch.setattr(network, "local_addresses", lambda: [])
+    app.config["LISTENING_ON"] = "0.0.0.0"
+    assert _share(client, saved, "127.0.0.1:8000")[0] == f"http://127.0.0.1:8000/r/{saved}"
+
+
 def test_the_public_base_url_makes_every_share_link_whatever_the_host(
     app: Flask, client: FlaskClient, ids: dict[str, str]
 ) -> None:
