@@ -314,3 +314,18 @@ def test_who_entered_a_deal_fits_its_column(page: Any) -> None:
     expect(page.locator(".deal-table tbody th")).to_contain_text("E" * 40)
     wrap = page.locator("#deals .table-wrap")
     assert wrap.evaluate("e => e.scrollWidth") <= wrap.evaluate("e => e.clientWidth")
+
+
+def test_a_refused_correction_moves_the_focus_to_its_first_problem(page: Any) -> None:
+    """A correction is a plain post: refused, its page came back with the focus nowhere
+    and its problem 669 px down, said to no one."""
+    start_match(page)
+    side_1_goes_out(page, 1)
+    page.goto(page.url + "/deals/1/edit")
+    page.fill("#sides-1-left_points", "9999999")  # the keypad allows it, the server not
+    page.get_by_role("button", name="Save the correction").click()
+    field = page.locator("#sides-1-left_points")
+    expect(field).to_be_focused()
+    expect(field).to_have_attribute("aria-invalid", "true")
+    box = field.bounding_box()
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 844, box

@@ -313,7 +313,10 @@ def correct(public_id: str, number: int) -> Response:
             return redirect(url_for(".show", public_id=public_id), 303)
     else:
         general = forms.apply_problems(form, forms.problems_beside_errors(form, game, number))
-    context = match_context(loaded, form=form, general_errors=general, editing=number)
+    # refused: the page's script moves the eye and the focus to the first problem
+    context = match_context(
+        loaded, form=form, general_errors=general, editing=number, outcome="refused"
+    )
     return render("matches/edit.html", "matches/_edit.html", invalid_status(), **context)
 
 
