@@ -87,9 +87,13 @@ def test_one_match_on_two_phones_and_an_onlooker(
     expect(page.locator(ROWS)).to_have_count(1)
 
     # "Score on another phone": the panel arrives on demand, with the link its QR code holds
-    page.get_by_role("link", name="Score on another phone").click()
+    page.get_by_role("link", name="Score on another phone").focus()
+    page.keyboard.press("Enter")  # from the keyboard: the focus goes with the swap
     panel = page.locator("#share-panel")
     expect(panel).to_be_visible()
+    expect(page.locator("#share-title")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.locator("#scoring-link")).to_be_focused()
     link = page.locator("#scoring-link").input_value()
     watch = page.locator("#watching-link").input_value()
     assert link == live_server.url(f"/m/{public_id}")
