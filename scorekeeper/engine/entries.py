@@ -191,6 +191,10 @@ def _read_books(problems: Problems, value: Any, path: str, rules: RuleSet) -> di
     return books
 
 
+#: A card block as a table says it (its key, "melded", is the contract's word, not theirs).
+BLOCK_WORDS: Final = {"melded": phrase("cards on the table"), "left": phrase("cards left")}
+
+
 def _read_block(
     problems: Problems, entry: Mapping[str, Any], path: str, name: str, rules: RuleSet
 ) -> CardBlock | None:
@@ -200,7 +204,10 @@ def _read_block(
     if name in entry and points_name in entry:
         problems.add(
             join(path, name),
-            phrase("Give the cards either as counts or as points, not both (%(name)s).", name=name),
+            phrase(
+                "Give the cards either as counts or as points, not both (%(name)s).",
+                name=BLOCK_WORDS[name],
+            ),
         )
         return None
     if points_name in entry:

@@ -95,7 +95,7 @@ SIDE_CASES = [
      "must be an object with named fields"),
     ("a side as a number", [{}, 5], "sides[1]", "must be an object with named fields"),
     ("both counts and points", one_side({"melded": {"K": 3}, "melded_points": 30}),
-     "sides[0].melded", "either as counts or as points, not both (melded)"),
+     "sides[0].melded", "either as counts or as points, not both (cards on the table)"),
     ("both counts and points left", one_side({"left": {}, "left_points": 0}),
      "sides[0].left", "either as counts or as points"),
     ("a range whose ranks differ in value", one_side({"melded": {"4-K": 10}}),
