@@ -16,6 +16,7 @@ id) when there is one, else the device's label. Services receive it as a paramet
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 from dataclasses import dataclass
@@ -51,8 +52,41 @@ class Device:
 
     @property
     def label(self) -> str:
-        """How the trail names this device: its name, else "phone 3f2a"."""
-        return self.name or _("phone %(id)s", id=self.short_id)
+        """How the trail stores this device: its name, else "phone 3f2a" (in English,
+        whatever the language: ``shown`` says it in the reader's)."""
+        return self.name or UNNAMED % {"id": self.short_id}
+
+
+#: An unnamed device as the trail stores it (a message id: ``shown`` translates it).
+UNNAMED = "phone %(id)s"
+
+
+@functools.cache
+def _unnamed_forms() -> re.Pattern[str]:
+    """An unnamed device's label in any served language: the trail once stored it in the
+    language of the phone that saved ("телефон 3f2a"), and every reader saw that one."""
+    from babel.support import Translations
+
+    from .i18n import LANGUAGES, TRANSLATIONS
+
+    forms = {UNNAMED}
+    for language in LANGUAGES:
+        catalog = Translations.load(str(TRANSLATIONS), [language])
+        forms.add(catalog.gettext(UNNAMED))
+    said = "|".join(
+        re.escape(form).replace(re.escape("%(id)s"), f"(?P<id{n}>[0-9a-f]{{4}})")
+        for n, form in enumerate(sorted(forms))
+    )
+    return re.compile(f"(?:{said})")
+
+
+def shown(label: str) -> str:
+    """A trail's label of who did something, for the reader: an unnamed device's in the
+    reader's language, a name as it was given."""
+    found = _unnamed_forms().fullmatch(label)
+    if found is None:
+        return label
+    return _("phone %(id)s", id=next(v for v in found.groupdict().values() if v))  # UNNAMED
 
 
 def current_device() -> Device:

@@ -203,6 +203,35 @@ def test_the_deal_list_names_the_phone_that_entered_each_deal(
     assert "Ann’s phone" in watching.get_data(as_text=True)
 
 
+def test_an_unnamed_phone_is_named_in_the_readers_language(app: Flask, client: FlaskClient) -> None:
+    # The trail stored "phone 3818" in the language of the phone that saved, so a Russian
+    # table read "phone 3818" among Russian words (and an English one "телефон 3818").
+    from scorekeeper.models import AuditEvent
+
+    public_id = start_match(client)
+    russian = app.test_client()
+    russian.set_cookie("lang", "ru")
+    enter_deal(russian, public_id, *FIRST)
+    enter_deal(client, public_id, *SECOND)
+    with app.app_context():
+        stored = db.session.scalars(select(AuditEvent.actor).order_by(AuditEvent.id)).all()
+        assert all(re.fullmatch(r"phone [0-9a-f]{4}", actor) for actor in stored), stored
+        # one stored in Russian before: read in each reader's language too
+        first = db.session.scalars(select(AuditEvent).order_by(AuditEvent.id)).first()
+        first.actor = "телефон ab12"  # type: ignore[union-attr]
+        db.session.commit()
+
+    def entered_by(reader: FlaskClient) -> list[str]:
+        rows = parse(show(reader, public_id)).find_all("table", cls="deal-table")[0]
+        return [" ".join(r.find_all("th")[0].text.split()) for r in rows.find_all("tr")[1:]]
+
+    english, in_russian = entered_by(client), entered_by(russian)
+    assert "entered by phone ab12" in english[0]
+    assert re.search(r"entered by phone [0-9a-f]{4}", english[1])
+    assert "телефон ab12" in in_russian[0] and "phone" not in " ".join(in_russian)
+    assert re.search(r"телефон [0-9a-f]{4}", in_russian[1])
+
+
 def _two_phones(app: Flask, public_id: str) -> tuple[FlaskClient, FlaskClient, dict, dict]:
     one, two = app.test_client(), app.test_client()
     guards_one = hidden_fields(show(one, public_id))

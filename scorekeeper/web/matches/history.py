@@ -18,6 +18,7 @@ from markupsafe import Markup, escape
 
 from ...services import audit
 from ...services.match_reads import LoadedMatch
+from ..actor import shown
 
 SENTENCES = {
     (audit.RECORDED, True): _l("Deal %(n)s entered at %(time)s by %(who)s: %(scores)s"),
@@ -82,7 +83,7 @@ def _who_entered(changes: Sequence[audit.Change], played: range) -> dict[int, st
     for change in changes:
         if change.deal in played and change.deal not in by and change.kind in ENTERED:
             by[change.deal] = change.actor
-    return {n: who for n, who in by.items() if who}
+    return {n: shown(who) for n, who in by.items() if who}
 
 
 def _line(change: audit.Change, labels: Sequence[str], now: datetime) -> Line:
@@ -90,7 +91,7 @@ def _line(change: audit.Change, labels: Sequence[str], now: datetime) -> Line:
     text = template % {
         "n": change.deal,
         "time": time_element(change.at, now),
-        "who": change.actor,
+        "who": shown(change.actor),
         "scores": scores_text(labels, change.before, change.after),
     }
     return Line(change.id, change.kind, change.deal, text)
