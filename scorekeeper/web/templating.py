@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from flask import Flask
+from flask import Flask, g
 from jinja2 import BaseLoader, Environment, FileSystemLoader
 
 from .. import __version__
@@ -36,12 +36,22 @@ class DedentedLoader(FileSystemLoader):
         return "\n".join(line.lstrip(" \t") for line in source.split("\n")), filename, uptodate
 
 
+def first_problem() -> bool:
+    """True the first time a response asks: the first field with a problem on a page takes
+    the focus (``autofocus``; htmx does the same in what it swaps in)."""
+    if g.get("problem_focused"):
+        return False
+    g.problem_focused = True
+    return True
+
+
 def register(app: Flask) -> None:
     """Install the globals and filters, and read the templates without indentation."""
     if app.template_folder is not None:
         loader: BaseLoader = DedentedLoader(os.path.join(app.root_path, app.template_folder))
         app.jinja_loader = loader  # type: ignore[assignment]
     app.jinja_env.globals["side_label"] = side_label
+    app.jinja_env.globals["first_problem"] = first_problem
     app.jinja_env.filters["signed"] = signed
     app.jinja_env.globals["app_version"] = __version__
     app.jinja_env.globals["htmx_version"] = "2.0.11"

@@ -295,3 +295,20 @@ def test_any_other_save_that_cannot_be_stored_answers_with_a_page_not_a_500(
     assert 'role="alert"' in fragment.get_data(as_text=True)
     read_only(False)
     assert client.post("/clubs", data={"name": "Tuesday", "min_games": "3"}).status_code == 303
+
+
+def test_the_first_field_with_a_problem_takes_the_focus(app: Flask, client: FlaskClient) -> None:
+    # A form refused by the server came back with the focus at the top of the page: its
+    # problems were tied to their fields, but nothing moved to them or said them.
+    import re
+
+    def focused(html: str) -> list[str]:
+        return re.findall(r'<(?:input|select|textarea)[^>]*\bautofocus\b[^>]*\bid="([^"]+)"', html)
+
+    club = signed_in_client(app)
+    data = {"name": "", "default_rules": "classic", "min_games": "lots"}
+    assert focused(club.post("/clubs", data=data).get_data(as_text=True)) == ["name"]
+    fields = form_fields(club.get("/rules/new?from=classic").get_data(as_text=True))
+    refused = club.post("/rules", data=changed(fields, value_joker="x", going_out_bonus="y"))
+    assert focused(refused.get_data(as_text=True)) == ["value_joker"]
+    assert focused(client.get("/login").get_data(as_text=True)) == []  # nothing refused yet
