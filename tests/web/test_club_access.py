@@ -193,6 +193,10 @@ def test_the_last_owner_cannot_step_down_and_roles_change_from_the_members_page(
     assert refused.status_code == 422 and "A club needs an owner" in refused.get_data(as_text=True)
     owner.post(f"/c/{world.club}/members/{world.reader}", data={"role": "scorer"})
     assert role(app, "reader", world.club) == "scorer"
+    # each role says what it may do, as the invitation's choices do (it read "scorer")
+    page = owner.get(f"/c/{world.club}/members").get_data(as_text=True)
+    assert '<option value="scorer" selected>Scorer (keeps scores)</option>' in page
+    assert '<option value="owner">Owner (settings, roles, seasons)</option>' in page
     owner.post(f"/c/{world.club}/members/{world.reader}", data={"remove": "1"})
     assert role(app, "reader", world.club) is None
 
