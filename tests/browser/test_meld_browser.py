@@ -31,6 +31,7 @@ def test_tapping_a_meld_together_turns_short_by_into_enough(page: Any) -> None:
     page.locator("#meld-0").get_by_role("button", name="One more: Jokers").tap()
     expect(verdict(page)).to_have_text("Enough: 80 of 50")
     expect(page).to_have_url("/meld?rules=classic&deal=1&m=K.3.1.0")
+    expect(page.locator("#meld-said")).to_have_text("Enough: 80 of 50")  # said aloud
     assert page.evaluate("window.stillTheSamePage") is True, "htmx swapped, no reload"
 
     page.go_back()

@@ -189,6 +189,13 @@ def test_a_tap_with_htmx_answers_the_fragment_and_pushes_the_state_url(
     assert response.headers["HX-Push-Url"] == "/meld?rules=classic&deal=1&m=K.3.0.0"
     assert "HX-Request" in response.headers["Vary"]
     assert "Short by 20" in read_check(html).verdict
+    # said aloud through the page's lasting live region (the swapped verdict is new each
+    # time, and a new live region is not read out)
+    said = parse(html).find_all("p", id="meld-said")[0]
+    assert said.attrs["hx-swap-oob"] == "innerHTML" and said.text == "Short by 20"
+    page = parse(client.get("/meld").get_data(as_text=True))
+    lasting = page.find_all("p", id="meld-said")[0]
+    assert lasting.attrs["aria-live"] == "polite" and not lasting.closest("#meld-checker")
 
 
 def test_the_form_carries_htmx_attributes_that_swap_the_checker(client: FlaskClient) -> None:
