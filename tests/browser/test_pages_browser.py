@@ -37,9 +37,12 @@ PEOPLE = (
 )  # fmt: skip
 
 #: Interactive elements under 44 x 44 px, except links inside running text (a sentence).
+#: (A heading given the focus by the script, tabindex="-1", is no target: no Tab or tap
+#: reaches it.)
 SMALL_TARGETS = """
 () => Array.from(document.querySelectorAll(
-    'button, a[href], input:not([type=hidden]), select, summary, textarea, [tabindex]'))
+    'button, a[href], input:not([type=hidden]), select, summary, textarea,'
+    + ' [tabindex]:not([tabindex="-1"])'))
   .filter(e => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden'
                && !e.classList.contains('skip') && !e.closest('[hidden], .visually-hidden'))
   .filter(e => !(e.tagName === 'A' && e.closest('p, li.prose, dd') &&
@@ -163,6 +166,26 @@ def visit(page: Any, club: Club) -> Iterator[str]:
     for path in pages(club):
         page.goto(path)
         yield path
+    yield from refused(page, club)
+
+
+def refused(page: Any, club: Club) -> Iterator[str]:
+    """The pages as a refusal leaves them: a deal whose side went out without its books, and
+    house rules for one deck (their errors' colours and lists are checked too)."""
+    page.goto(f"/m/{club.match_id}")
+    page.locator("label.choice:has(input[name=went_out][value='0'])").click()
+    page.fill("#sides-0-melded_points", "9999999")
+    page.locator("#deal-entry button[type=submit]").first.click()
+    expect(page.locator("#deal-entry [aria-invalid=true]").first).to_be_visible()
+    yield f"/m/{club.match_id} (a deal refused)"
+    page.goto("/rules/new?from=classic")
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    page.fill("#name", "One deck")
+    page.locator("input[name=decks_mode][value=fixed]").check()
+    page.fill("#decks", "1")
+    page.get_by_role("button", name="Save").first.click()
+    expect(page.locator("#rule-form [aria-invalid=true]").first).to_be_attached()
+    yield "/rules/new (house rules refused)"
 
 
 def pages(club: Club) -> list[str]:
