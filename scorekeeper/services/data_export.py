@@ -128,7 +128,8 @@ def write(target: Path, *, force: bool = False) -> Exported:
     except OSError as error:  # a full disk: leave no partial file filling it to the brim
         temporary.unlink(missing_ok=True)
         why = error.strerror or str(error)
-        message = phrase("Could not write %(target)s: %(why)s.", target=str(target), why=why)
-        raise Refused(message) from None
+        raise Refused(
+            phrase("Could not write %(target)s: %(why)s.", target=str(target), why=why)
+        ) from None
     place(temporary, target, force)
     return Exported(target, len(data), {name: len(rows) for name, rows in doc["tables"].items()})
