@@ -244,6 +244,34 @@ def refuse_unless_empty(session: Session) -> None:
         )
 
 
+def check_links(tables: Rows, source: str) -> None:
+    """Refuse a row whose link names a row the file does not hold (a deal's side without
+    its deal): the database would refuse it at the insert, or not even get that far
+    ("A value is required for bind parameter 'went_out'"), naming neither."""
+    for table in exported_tables(db.metadata):
+        for key in table.foreign_keys:
+            target = key.column.table.name
+            if target not in tables:
+                continue
+            known = {row.get(key.column.name) for row in tables[target]}
+            name = key.parent.name
+            for number, row in enumerate(tables[table.name], start=1):
+                value = row.get(name)
+                if value is not None and value not in known:
+                    raise Refused(
+                        phrase(
+                            "%(source)s: %(table)s row %(row)s, column %(column)s: it names"
+                            " %(target)s %(value)s, which the file does not hold.",
+                            source=source,
+                            table=table.name,
+                            row=number,
+                            column=name,
+                            target=target,
+                            value=value,
+                        )
+                    )
+
+
 #: What a refusal calls the file when ``load`` is not told its name.
 THE_FILE = phrase("the file")
 
@@ -256,6 +284,7 @@ def load(tables: Rows, source: str = THE_FILE) -> Imported:
         for name in sorted(TRANSIENT):
             session.execute(delete(db.metadata.tables[name]))
         check_rule_sets(tables, source)
+        check_links(tables, source)
         games = score_matches(tables, source)
         for table in exported_tables(db.metadata):
             if tables[table.name]:

@@ -269,8 +269,8 @@ IMPORT_REFUSALS: list[tuple[str, Any, str, str]] = [
     ("cs", lambda doc: doc["tables"]["players"].append(dict(doc["tables"]["players"][0])),
      "řádek 9 tabulky players opakuje id 1", "repeats the id"),
     # refused while loading, after the database was migrated
-    ("ru", _set("match_players", 0, player_id=999), "его строки не согласуются друг с другом",
-     "do not fit together"),
+    ("ru", _set("match_players", 0, player_id=999),
+     "столбец player_id: ссылается на players 999, которого в файле нет", "which the file"),
     ("cs", _set("match_sides", 1, position=5),
      "jeho strany nejsou očíslovány 0, 1, ... po sobě", "are not numbered"),
     ("bs", _set("deals", 1, number=7), "njegova dijeljenja nisu numerisana 1, 2, ... redom",

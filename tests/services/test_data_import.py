@@ -134,7 +134,12 @@ def test_a_repeated_id_or_a_dangling_link_is_refused(exported: dict[str, Any]) -
     twice["tables"]["players"].append(dict(twice["tables"]["players"][0], key="zed"))
     assert "players row 5 repeats the id 1" in refusal(twice)
     dangling = changed(exported, "match_players", 0, player_id=999)
-    assert "its rows do not fit together" in refusal(dangling)
+    message = "match_players row 1, column player_id: it names players 999, which the file"
+    assert message in refusal(dangling)
+    # a deal's side without its deal: "A value is required for bind parameter 'went_out'"
+    orphan = copy.deepcopy(exported)
+    deal_id = orphan["tables"]["deals"].pop(0)["id"]
+    assert f"column deal_id: it names deals {deal_id}, which the file" in refusal(orphan)
 
 
 def test_a_deal_the_app_could_not_read_back_is_refused_with_its_match_and_deal(
