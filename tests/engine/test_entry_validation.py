@@ -371,60 +371,60 @@ def test_every_problem_of_a_deal_comes_back_together() -> None:
     ]
 
 
-def test_supply_book_and_going_out_problems_come_back_together() -> None:
-    sides = [
-        {"went_out": True, "books": {"clean": 1}, "melded": {"K": 21}},
-        {"went_out": True, "books": {"clean": 2, "dirty": 2, "wild": 1}, "melded_points": 12},
-    ]
-    found = problems_of(CLASSIC, sides)
-    assert [f for f, _ in found] == [
-        "sides[0].melded.K",
-        "sides[1].melded_points",
-        "sides[1].went_out",
-        "sides[0].books.clean",
-        "sides[0].books.dirty",
-        "sides[0].books.wild",
-    ]
-
-
-def test_a_side_with_a_problem_of_its_own_does_not_hide_the_others_problems() -> None:
-    # Side 1's negative points once stopped every check across the sides: side 0's joker
-    # too many and its impossible books came back only after side 1 was put right.
-    sides = [
-        {"books": {"clean": 3}, "melded": {"joker": 11, "K": 6}},
-        {"left_points": -1},
-        {"went_out": True, "books": {"clean": 1}, "melded_points": 400},
-    ]
-    found = problems_of(CLASSIC, sides, players=6)
-    assert [f for f, _ in found] == [
-        "sides[1].left_points",
-        "sides[0].melded.joker",
-        "sides[0].books",
-        "sides[2].books.clean",
-        "sides[2].books.dirty",
-        "sides[2].books.wild",
-    ]
-    assert_problem(found, "sides[0].melded.joker", "Five decks hold only 10 jokers")
-
-
-def test_a_side_with_a_bad_field_still_has_its_other_problems_listed() -> None:
-    # Its negative points hid the side's own other problems: a second side going out,
-    # 9 books from 10 cards, books missing for going out, a joker more than five decks hold.
-    sides = [
-        {"went_out": True, "books": {"clean": 2, "dirty": 2, "wild": 1}, "melded_points": 900},
-        {"went_out": True, "books": {"clean": 9}, "melded": {"joker": 11}, "left_points": -5},
-    ]
-    found = problems_of(CLASSIC, sides)
-    assert [f for f, _ in found] == [
-        "sides[1].left_points",
-        "sides[1].melded.joker",
-        "sides[1].books",
-        "sides[1].went_out",
-        "sides[1].books.dirty",
-        "sides[1].books.wild",
-    ]
-    assert_problem(found, "sides[1].melded.joker", "Five decks hold only 10 jokers")
-    assert_problem(found, "sides[1].books", "9 books need at least 63 cards")
+@pytest.mark.parametrize(
+    ("sides", "players", "fields"),
+    [
+        pytest.param(
+            [
+                {"went_out": True, "books": {"clean": 1}, "melded": {"K": 21}},
+                {"went_out": True, "books": {"clean": 2, "dirty": 2, "wild": 1},
+                 "melded_points": 12},
+            ],
+            4,
+            ["sides[0].melded.K", "sides[1].melded_points", "sides[1].went_out",
+             "sides[0].books.clean", "sides[0].books.dirty", "sides[0].books.wild"],
+            id="supply-books-and-going-out",
+        ),
+        # Side 1's negative points once stopped every check across the sides: side 0's
+        # joker too many and its impossible books came back only after it was put right.
+        pytest.param(
+            [
+                {"books": {"clean": 3}, "melded": {"joker": 11, "K": 6}},
+                {"left_points": -1},
+                {"went_out": True, "books": {"clean": 1}, "melded_points": 400},
+            ],
+            6,
+            ["sides[1].left_points", "sides[0].melded.joker", "sides[0].books",
+             "sides[2].books.clean", "sides[2].books.dirty", "sides[2].books.wild"],
+            id="another-sides-bad-field",
+        ),
+        # ... and the side's own other problems: a second side going out, 9 books from 11
+        # cards, books missing for going out, a joker more than five decks hold.
+        pytest.param(
+            [
+                {"went_out": True, "books": {"clean": 2, "dirty": 2, "wild": 1},
+                 "melded_points": 900},
+                {"went_out": True, "books": {"clean": 9}, "melded": {"joker": 11},
+                 "left_points": -5},
+            ],
+            4,
+            ["sides[1].left_points", "sides[1].melded.joker", "sides[1].books",
+             "sides[1].went_out", "sides[1].books.dirty", "sides[1].books.wild"],
+            id="its-own-bad-field",
+        ),
+    ],
+)  # fmt: skip
+def test_every_problem_of_a_deal_comes_back_at_once(
+    sides: list[dict[str, Any]], players: int, fields: list[str]
+) -> None:
+    found = problems_of(CLASSIC, sides, players=players)
+    assert [f for f, _ in found] == fields
+    said = dict(found)
+    for field in fields:  # each says why in the words of its kind
+        if field.endswith(".melded.joker"):
+            assert said[field].startswith("Five decks hold only 10 jokers")
+        elif field.endswith("].books"):
+            assert re.match(r"\d+ books? needs? at least \d+ cards on the table", said[field])
 
 
 @pytest.mark.parametrize(

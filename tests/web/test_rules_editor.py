@@ -290,15 +290,23 @@ def test_a_starting_copy_of_saved_rules_is_offered_under_a_new_name(client: Flas
     assert (fields.get("name"), fields.get("going_out_bonus")) == ("Friday (copy)", "120")
 
 
+def _second_tab(client: FlaskClient, first: dict[str, Any], second: dict[str, Any]) -> Any:
+    """Two tabs open one saved rule set's editor; the first saves ``first``, then the
+    second, still showing the old rules, saves ``second``. Its fields and the answer."""
+    public_id = _save(client)
+    opened = form_fields(client.get(f"/rules/{public_id}/edit").get_data(as_text=True))
+    client.post(f"/rules/{public_id}/edit", data=changed(opened, **first))
+    response = client.post(f"/rules/{public_id}/edit", data=changed(opened, **second))
+    assert response.status_code == 422
+    return public_id, opened, response.get_data(as_text=True)
+
+
 def test_an_edit_from_a_stale_page_is_refused_with_a_clear_message(
     app: Flask, client: FlaskClient
 ) -> None:
-    public_id = _save(client)
-    stale = form_fields(client.get(f"/rules/{public_id}/edit").get_data(as_text=True))
-    client.post(f"/rules/{public_id}/edit", data=changed(stale, going_out_bonus=111))
-    response = client.post(f"/rules/{public_id}/edit", data=changed(stale, going_out_bonus=999))
-    assert response.status_code == 422
-    html = response.get_data(as_text=True)
+    _public_id, _opened, html = _second_tab(
+        client, {"going_out_bonus": 111}, {"going_out_bonus": 999}
+    )
     assert "Someone else changed these rules" in html
     assert saved(app)[0]["going_out_bonus"] == 111
     # the form now knows the latest version: saving again is a deliberate choice
@@ -310,13 +318,7 @@ def test_a_stale_save_shows_beside_each_field_what_is_saved_now(
 ) -> None:
     # Two tabs: the first changed the joker, the second the going-out bonus. The second,
     # refused as stale, showed its own values only, and saving again put the joker back.
-    public_id = _save(client)
-    second_tab = form_fields(client.get(f"/rules/{public_id}/edit").get_data(as_text=True))
-    client.post(f"/rules/{public_id}/edit", data=changed(second_tab, value_joker=75))
-    mine = changed(second_tab, going_out_bonus=999)
-    response = client.post(f"/rules/{public_id}/edit", data=mine)
-    assert response.status_code == 422
-    html = response.get_data(as_text=True)
+    public_id, second_tab, html = _second_tab(client, {"value_joker": 75}, {"going_out_bonus": 999})
     assert error_beside(html, "value_joker") == "Saved now: 75"
     assert error_beside(html, "going_out_bonus") == f"Saved now: {second_tab['going_out_bonus']}"
     for untouched in ("value_2", "name", "decks", "requires_clean"):
