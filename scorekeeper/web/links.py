@@ -50,7 +50,7 @@ def _network_root() -> str | None:
         return None
     if current_app.config.get("LISTENING_ON") not in network.EVERY_INTERFACE:
         return None  # not served by ``scorekeeper serve`` on every interface
-    addresses = network.local_addresses()
+    addresses = network_addresses()
     if not addresses:
         return None
     name = hostname(request.host)
@@ -88,11 +88,15 @@ def hostname(host: str) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def own_addresses() -> frozenset[str]:
-    """This machine's network addresses (looked up once, nothing sent on the network)."""
-    from ..network import local_addresses
+def network_addresses() -> tuple[str, ...]:
+    """This machine's network addresses, in the order ``serve`` prints them (looked up
+    once, nothing sent on the network)."""
+    return tuple(network.local_addresses())
 
-    return frozenset(local_addresses())
+
+def own_addresses() -> frozenset[str]:
+    """This machine's network addresses, to tell a request's host is one of them."""
+    return frozenset(network_addresses())
 
 
 def qr_svg(url: str, title: str) -> str:

@@ -100,9 +100,9 @@ def test_a_browser_on_the_servers_own_computer_hands_out_its_network_address(
 ) -> None:
     # Opened at 127.0.0.1 (what serve offers "on this computer"), the share link and its
     # QR code were 127.0.0.1 too: no other phone can open that.
-    from scorekeeper import network
+    from scorekeeper.web import links
 
-    monkeypatch.setattr(network, "local_addresses", lambda: ["192.168.1.10"])
+    monkeypatch.setattr(links, "network_addresses", lambda: ("192.168.1.10",))
     saved = ids["saved_id"]
     app.config["LISTENING_ON"] = "0.0.0.0"  # serve on every interface
     for host in ("127.0.0.1:8000", "localhost:8000", "[::1]:8000"):
@@ -114,7 +114,7 @@ def test_a_browser_on_the_servers_own_computer_hands_out_its_network_address(
     for listening in ("127.0.0.1", None):
         app.config["LISTENING_ON"] = listening
         assert _share(client, saved, "127.0.0.1:8000")[0] == f"http://127.0.0.1:8000/r/{saved}"
-    monkeypatch.setattr(network, "local_addresses", lambda: [])
+    monkeypatch.setattr(links, "network_addresses", lambda: ())
     app.config["LISTENING_ON"] = "0.0.0.0"
     assert _share(client, saved, "127.0.0.1:8000")[0] == f"http://127.0.0.1:8000/r/{saved}"
 
