@@ -110,6 +110,8 @@ def test_removing_the_last_deal_asks_first_then_takes_it_off_the_totals(
     html = show(client, public_id)
     assert totals(html) == [3990, 510]
     assert "Enter deal 2" in html
+    [said] = [p.text for p in parse(html).find_all("p", cls="flash-saved")]
+    assert said == "Deal 2 removed. Ana & Boris 3990, Cecile & Dusan 510. Next: deal 2."
 
 
 def test_only_the_last_deal_can_be_removed(app: Flask, client: FlaskClient) -> None:
@@ -136,6 +138,9 @@ def test_a_finished_match_is_reopened_to_correct_a_deal(client: FlaskClient) -> 
     html = show(client, public_id)
     assert totals(html) == [1700, 4080]
     assert parse(html).find_all("p", cls="result")[0].text == "Cecile & Dusan won."
+    # said on the page it came back to: the totals had changed without a word
+    [said] = [p.text for p in parse(html).find_all("p", cls="flash-saved")]
+    assert said == "Deal 1 corrected. Ana & Boris 1700, Cecile & Dusan 4080. Cecile & Dusan won."
     # the correction closes the match again
     assert parse(html).find_all("form", action=f"/m/{public_id}/reopen")
 

@@ -117,6 +117,24 @@ def _rematch(loaded: LoadedMatch) -> str | None:
 
 def saved_announcement(loaded: LoadedMatch, number: int) -> str:
     """ "Deal 1 saved. Ann & Bob 3990, Cy & Di 510. Next: deal 2." (or who won)."""
+    totals, after = _standing(loaded)
+    return _("Deal %(n)s saved. %(totals)s. %(after)s", n=number, totals=totals, after=after)
+
+
+def corrected_announcement(loaded: LoadedMatch, number: int) -> str:
+    """ "Deal 1 corrected. Ann & Bob 3890, Cy & Di 510. Next: deal 2." (or who won)."""
+    totals, after = _standing(loaded)
+    return _("Deal %(n)s corrected. %(totals)s. %(after)s", n=number, totals=totals, after=after)
+
+
+def removed_announcement(loaded: LoadedMatch, number: int) -> str:
+    """ "Deal 3 removed. Ann & Bob 4200, Cy & Di 900. Next: deal 3." """
+    totals, after = _standing(loaded)
+    return _("Deal %(n)s removed. %(totals)s. %(after)s", n=number, totals=totals, after=after)
+
+
+def _standing(loaded: LoadedMatch) -> tuple[str, str]:
+    """The totals as said aloud, and what comes next: the next deal, or who won."""
     game = loaded.game
     pairs = zip(game.sides, game.totals, strict=True)
     totals = ", ".join(f"{side.label} {total}" for side, total in pairs)
@@ -126,7 +144,7 @@ def saved_announcement(loaded: LoadedMatch, number: int) -> str:
         after = _("A draw.")
     else:
         after = _("%(side)s won.", side=game.sides[game.winner].label)
-    return _("Deal %(n)s saved. %(totals)s. %(after)s", n=number, totals=totals, after=after)
+    return totals, after
 
 
 def refused_announcement(context: dict[str, Any]) -> str:

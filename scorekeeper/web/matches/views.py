@@ -23,9 +23,11 @@ from ..rendering import invalid_status, render, wants_fragment
 from . import forms
 from .conflict import conflict_context
 from .context import (
+    corrected_announcement,
     match_context,
     preview_context,
     refused_announcement,
+    removed_announcement,
     saved_announcement,
     submission_key,
 )
@@ -293,7 +295,7 @@ def correct(public_id: str, number: int) -> Response:
     if form.validate():
         entries = forms.entries_from_form(form, game.rules)
         try:
-            service.correct_deal(
+            loaded = service.correct_deal(
                 loaded, number, entries, _int(form.version.data), actor=current_actor()
             )
         except service.StaleError as error:
@@ -310,6 +312,9 @@ def correct(public_id: str, number: int) -> Response:
         except EngineError as error:
             general = forms.apply_problems(form, error.problems)
         else:
+            # said on the match page it goes back to (it said nothing: the totals changed
+            # without a word, for a screen reader)
+            flash(corrected_announcement(loaded, number), "saved")
             return redirect(url_for(".show", public_id=public_id), 303)
     else:
         general = forms.apply_problems(form, forms.problems_beside_errors(form, game, number))
@@ -330,7 +335,8 @@ def remove(public_id: str, number: int) -> Response:
     if _closed(loaded):
         return _back_to_match(public_id)
     if request.method == "POST":
-        service.remove_last_deal(loaded, number, actor=current_actor())
+        loaded = service.remove_last_deal(loaded, number, actor=current_actor())
+        flash(removed_announcement(loaded, number), "saved")
         return redirect(url_for(".show", public_id=public_id), 303)
     context = match_context(loaded, removing=number)
     return render("matches/remove.html", "matches/remove.html", **context)
