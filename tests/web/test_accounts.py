@@ -36,6 +36,21 @@ def test_signing_up_logs_in_and_the_username_is_unique_whatever_its_case(app: Fl
     assert again.status_code == 422 and "This username is taken" in again.get_data(as_text=True)
 
 
+def test_a_new_account_is_told_where_clubs_are_unless_it_is_on_its_way_to_one(
+    app: Flask,
+) -> None:
+    # Signed up, an organizer landed on a home page with "Start a new match" only.
+    client = app.test_client()
+    client.post("/signup", data={"username": "Ana", "password": PASSWORD})
+    home = client.get("/").get_data(as_text=True)
+    assert "Welcome, Ana. Start your club under Clubs, or open the invitation link" in home
+    joining = app.test_client()
+    data = {"username": "Bo", "password": PASSWORD, "next": "/join/sometoken"}
+    assert joining.post("/signup", data=data).headers["Location"] == "/join/sometoken"
+    page = joining.get("/").get_data(as_text=True)
+    assert "Welcome, Bo." in page and "Start your club" not in page
+
+
 def test_a_username_that_could_pass_for_another_is_refused(app: Flask) -> None:
     # Each was accepted beside an "Ann": a Cyrillic А, a full-width Ａ, a zero-width space,
     # a right-to-left override. (Sign-ups are limited per address: most go to the service.)

@@ -133,7 +133,17 @@ def signup() -> Response:
                 _apply(form, error)
             else:
                 _log_in(account, False)
-                flash(_("Welcome, %(name)s.", name=account.username), "success")
+                if local_path(form.next.data):  # on its way somewhere (an invitation...)
+                    flash(_("Welcome, %(name)s.", name=account.username), "success")
+                else:  # to the home page, which says nothing of clubs
+                    flash(
+                        _(
+                            "Welcome, %(name)s. Start your club under Clubs, or open the"
+                            " invitation link a club sent you to join it.",
+                            name=account.username,
+                        ),
+                        "success",
+                    )
                 return redirect(safe_next(form.next.data), 303)
         return render("auth/signup.html", "auth/signup.html", invalid_status(), form=form)
     return render("auth/signup.html", "auth/signup.html", form=form)
