@@ -22,14 +22,19 @@ from ..matches.fields import IntegerText
 from ..rendering import invalid_status, render
 from .views import bp, club_or_404
 
+#: Each role and what it may do: the members page's choice of role, and (owner aside) the
+#: invitation's.
+ROLE_WORDS = {
+    "member": _l("Member (reads)"),
+    "scorer": _l("Scorer (keeps scores)"),
+    "owner": _l("Owner (settings, roles, seasons)"),
+}
+
 
 class InviteForm(FlaskForm):
     role = SelectField(
         _l("They join as"),
-        choices=[
-            SelectChoice("member", _l("Member (reads)")),
-            SelectChoice("scorer", _l("Scorer (keeps scores)")),
-        ],
+        choices=[SelectChoice(role, ROLE_WORDS[role]) for role in ("member", "scorer")],
         default="member",
     )
     uses = IntegerText(
@@ -55,6 +60,7 @@ def _page(club: Club, status: int = 200, **extra: Any) -> Response:
         "players": clubs.search_players(club, "", limit=500),
         "invite_form": InviteForm(formdata=None),
         "action": ActionForm(formdata=None),
+        "role_words": ROLE_WORDS,
         **extra,
     }
     response = render("clubs/members.html", "clubs/members.html", status, **context)
