@@ -259,11 +259,10 @@ def entries_from_form(form: Any, rules: RuleSet) -> list[dict[str, Any]]:
         if rules.exact_draw_bonus:
             entry["exact_draws"] = value(side["exact_draws"]) or 0
         for block in ("melded", "left"):
-            counts = {
-                key: value(side[f"{block}_{field_slug(key)}"])
-                for key in card_keys(rules, block)
-                if value(side[f"{block}_{field_slug(key)}"]) is not None
+            typed = {
+                key: value(side[f"{block}_{field_slug(key)}"]) for key in card_keys(rules, block)
             }
+            counts = {key: count for key, count in typed.items() if count is not None}
             points = value(side[f"{block}_points"])
             if points is not None:
                 entry[f"{block}_points"] = points
