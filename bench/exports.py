@@ -39,7 +39,6 @@ import pstats
 import statistics
 import sys
 import tempfile
-import time
 import tracemalloc
 from collections.abc import Sequence
 from pathlib import Path
@@ -51,7 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make ``bench`` importable
     sys.path.insert(0, str(ROOT))
 
-from bench.run import Built, club  # noqa: E402
+from bench.run import Built, club, fetch  # noqa: E402
 from scorekeeper.app import create_app  # noqa: E402
 from scorekeeper.config import normalise_db_url  # noqa: E402
 from scorekeeper.extensions import db  # noqa: E402
@@ -61,26 +60,6 @@ REQUESTS = {
     "standings CSV": "/c/{club}/standings.csv",
     "baseline: rules JSON": "/api/v1/rules",
 }
-
-
-def fetch(client: Any, url: str, keep: bool = True) -> tuple[float, float, float, bytes, int]:
-    """Seconds to the first chunk and to the last, CPU seconds, the body (or, with ``keep``
-    false, nothing: each chunk is dropped once read, as a server sends it on), the status."""
-    cpu = time.process_time()
-    started = time.perf_counter()
-    response = client.get(url, buffered=False)
-    chunks = iter(response.iter_encoded())
-    first = next(chunks, b"")
-    first_s = time.perf_counter() - started
-    if keep:
-        body = first + b"".join(chunks)
-    else:
-        for _chunk in chunks:
-            pass
-        body = b""
-    total_s = time.perf_counter() - started
-    response.close()
-    return first_s, total_s, time.process_time() - cpu, body, response.status_code
 
 
 def measure(uri: str, club: str, repeat: int, memory: bool) -> dict[str, Any]:

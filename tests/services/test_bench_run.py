@@ -58,6 +58,17 @@ def test_a_quick_run_serves_every_request_and_ends_with_one_line_of_json(tmp_pat
         assert grown["in_process_ms"] == run.ratio(
             large[key]["in_process_ms"], small[key]["in_process_ms"]
         ), key
+    # the whole history is counted by its first byte and its cost a row, not by its total
+    for size, rows in (("2", small["matches_csv"]["rows"]), ("4", large["matches_csv"]["rows"])):
+        figures = report["by_size"][size]["matches_csv"]
+        assert rows > 0 and figures["first_byte_ms"] <= figures["in_process_ms"], size
+        assert figures["row_us"] == round(figures["in_process_ms"] * 1000 / rows, 2), size
+    assert large["matches_csv"]["rows"] > small["matches_csv"]["rows"]
+    grown = report["growth"]["4"]["matches_csv"]
+    assert {"first_byte", "row"} <= set(grown)
+    assert "matches_csv: growth" not in report["targets"]
+    assert report["targets"]["matches_csv: first byte growth"]["value"] == grown["first_byte"]
+    assert report["targets"]["matches_csv: growth a row"]["value"] == grown["row"]
     assert report["targets"] and all("met" in t for t in report["targets"].values())
     assert set(report["builds"]) == {"2", "4"}
 
