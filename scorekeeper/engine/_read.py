@@ -44,8 +44,15 @@ def read_int(
     low: int = 0,
     high: int = SANE_BOUND,
     what: str = THIS,
+    required: bool = False,
 ) -> int | None:
-    """Read a whole number in ``[low, high]``; record a problem and return None otherwise."""
+    """Read a whole number in ``[low, high]``; record a problem and return None otherwise.
+
+    With ``required``, ``None`` (the key left out, or JSON's ``null``) is said to be
+    missing rather than not a whole number (a field with a default is never required)."""
+    if required and value is None:
+        problems.add(field, phrase("%(what)s is required.", what=what))
+        return None
     number = whole_number(value)
     if number is None:
         problems.add(field, phrase("%(what)s must be a whole number.", what=what))

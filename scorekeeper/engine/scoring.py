@@ -154,7 +154,7 @@ def read_deal(
 ) -> int | None:
     """Read a deal number of this game (1 to ``rules.deals``; only a whole number when the
     rules could not be read, so that its problem is listed with theirs)."""
-    number = read_int(problems, deal, field, what=phrase("The deal number"))
+    number = read_int(problems, deal, field, what=phrase("The deal number"), required=True)
     if number is not None and rules is not None and not 1 <= number <= rules.deals:
         problems.add(
             field,
@@ -171,7 +171,13 @@ def read_deal(
 
 def _read_players(problems: Problems, rules: RuleSet | None, players: Any) -> int | None:
     count = read_int(
-        problems, players, "players", low=1, high=100, what=phrase("The number of players")
+        problems,
+        players,
+        "players",
+        low=1,
+        high=100,
+        what=phrase("The number of players"),
+        required=True,
     )
     if count is not None and rules is not None and count not in rules.player_counts:
         problems.add(
