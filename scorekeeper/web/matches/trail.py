@@ -23,6 +23,7 @@ from ...services import restore as restoring
 from .. import authz
 from ..actor import NAME_LENGTH, current_actor, name_device
 from ..i18n import translate_problem as tr
+from ..inputs import number_or_none
 from ..rendering import invalid_status, render, wants_fragment
 from .context import match_context
 from .fields import no_control_characters
@@ -62,7 +63,7 @@ def _loaded(public_id: str) -> service.LoadedMatch:
 def restore(public_id: str, number: int) -> Response:
     """Bring a removed deal back (only as the next deal, with nothing entered in its place)."""
     loaded = _loaded(public_id)
-    event_id = _int(request.form.get("event"))
+    event_id = number_or_none(request.form.get("event"))
     if event_id is None:
         abort(404)
     try:
@@ -98,10 +99,3 @@ def name_this_phone(public_id: str) -> Response:
         return render("matches/show.html", "matches/_device_name.html", **context)
     flash(message, "info")
     return redirect(url_for("matches.show", public_id=public_id), 303)
-
-
-def _int(value: Any) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None

@@ -19,6 +19,7 @@ from ...services import matches as service
 from .. import authz, page_cache, storage
 from ..actor import current_actor, current_device, remember_match
 from ..i18n import translate_problem as tr
+from ..inputs import number_or_none
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
 from .conflict import conflict_context
@@ -211,7 +212,7 @@ def record(public_id: str) -> Response:
     conflict = None
     if form.validate():
         entries = forms.entries_from_form(form, game.rules)
-        expected = _int(form.expected_deal.data)
+        expected = number_or_none(form.expected_deal.data)
         key = form.submission_key.data or ""
         if not SUBMISSION_KEY.fullmatch(key):  # only a hand-made post has another key
             key = service.new_submission_key()
@@ -256,7 +257,7 @@ def preview(public_id: str) -> Response:
     reading_only()
     loaded = _loaded(public_id)
     game = loaded.game
-    deal = _int(request.args.get("deal")) or game.current_deal or game.rules.deals
+    deal = number_or_none(request.args.get("deal")) or game.current_deal or game.rules.deals
     if not 1 <= deal <= game.rules.deals:
         abort(404)
     form = forms.deal_form(game.rules, len(game.sides), request.form)
@@ -296,7 +297,7 @@ def correct(public_id: str, number: int) -> Response:
         entries = forms.entries_from_form(form, game.rules)
         try:
             loaded = service.correct_deal(
-                loaded, number, entries, _int(form.version.data), actor=current_actor()
+                loaded, number, entries, number_or_none(form.version.data), actor=current_actor()
             )
         except service.StaleError as error:
             # Someone else's correction won: theirs beside this phone's (issue 14); the form
@@ -404,10 +405,3 @@ def _closed(loaded: service.LoadedMatch) -> bool:
 def _back_to_match(public_id: str) -> Response:
     flash(_("This match is finished: tap “Correct a deal” to reopen it first."), "info")
     return redirect(url_for(".show", public_id=public_id), 303)
-
-
-def _int(value: Any) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None

@@ -19,6 +19,7 @@ from ...services import rule_sets
 from .. import authz
 from ..errors import KEEPS_TYPED
 from ..i18n import translate_problem as tr
+from ..inputs import number_or_none
 from ..rendering import invalid_status, render, wants_fragment
 from .card import rules_card
 from .formdata import add_blank_rows, add_row, formdata_of, set_layout_choices
@@ -159,7 +160,7 @@ def _save(row: SavedRuleSet | None) -> Response:
             if row is None:
                 row = rule_sets.create(data, account_id=authz.account().id)
             else:
-                rule_sets.update(row, data, _int(form.version.data))
+                rule_sets.update(row, data, number_or_none(form.version.data))
         except rule_sets.StaleRuleSetError as error:
             general = [tr(p) for p in error.problems]
             row = rule_sets.still_there(row)
@@ -259,13 +260,6 @@ def delete(public_id: str) -> Response:
         flash(_("Deleted %(name)s. Matches played with it keep their rules.", name=name), "success")
         return redirect(url_for(".index"), 303)
     return render("rules/delete.html", "rules/delete.html", row=row)
-
-
-def _int(value: Any) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
 
 
 from . import share  # noqa: E402, F401  (its routes live on this blueprint)
