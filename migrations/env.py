@@ -8,9 +8,11 @@ from flask import current_app
 # access to the values within the .ini file in use.
 config = context.config
 
-# Interpret the config file for Python logging.
-# This line sets up loggers basically.
-fileConfig(config.config_file_name)
+# Interpret the config file for Python logging, unless the caller asked for quiet
+# (``scorekeeper``'s own commands say in one line what was applied). Loggers that exist
+# already (the app's, waitress's) are left working.
+if not config.attributes.get("quiet"):
+    fileConfig(config.config_file_name, disable_existing_loggers=False)
 logger = logging.getLogger("alembic.env")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import Any, TextIO
 
 from . import network
@@ -71,7 +72,9 @@ def migrate_database(app: Any) -> str:
 
     One process at a time (``database.migration_lock``): servers starting at once wait for
     the first one's migration, then find nothing left to do. A database already at the
-    newest migration is left alone, without Alembic's log lines."""
+    newest migration is left alone. Alembic's log lines (one a migration, eighteen on a
+    first run, before the address a newcomer looks for) are replaced by one line on
+    stderr saying how many migrations were applied."""
     from alembic import command
     from alembic.script import ScriptDirectory
     from alembic.util import CommandError as AlembicError
@@ -93,11 +96,22 @@ def migrate_database(app: Any) -> str:
                 )
             ) from exc
         config = app.extensions["migrate"].migrate.get_config()
-        heads = ScriptDirectory.from_config(config).get_heads()
+        config.attributes["quiet"] = True  # migrations/env.py: no logging configured
+        script = ScriptDirectory.from_config(config)
+        heads = script.get_heads()
         try:
             with migration_lock(db.engine):  # servers starting at once take turns
-                if _revisions(db.engine) != set(heads):
-                    command.upgrade(config, "head")
+                current = _revisions(db.engine)
+                if current != set(heads):
+                    pending = _pending(script, heads, current)
+                    command.upgrade(config, "head")  # says what is wrong with an unknown one
+                    message = ngettext(
+                        "The database %(where)s: %(num)d migration applied.",
+                        "The database %(where)s: %(num)d migrations applied.",
+                        pending,
+                        where=where,
+                    )
+                    print(message, file=sys.stderr)
         except AlembicError as exc:
             if "Can't locate revision" in str(exc):
                 message = _(
@@ -120,6 +134,15 @@ def migrate_database(app: Any) -> str:
                 )
             ) from exc
         return ", ".join(sorted(_revisions(db.engine)))
+
+
+def _pending(script: Any, heads: Sequence[str], current: set[str]) -> int:
+    """How many migrations lead from ``current`` to ``heads`` (0 when ``current`` names
+    one this version does not know: the upgrade itself refuses that, saying so)."""
+    try:
+        return len(list(script.iterate_revisions(heads, tuple(current) or "base")))
+    except Exception:
+        return 0
 
 
 def _revisions(engine: Any) -> set[str]:

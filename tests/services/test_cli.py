@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 from pathlib import Path
 
 import pytest
@@ -204,8 +205,16 @@ def test_migrate_says_which_migration_the_database_is_at(
     instance: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert cli.main(["migrate"]) == 0
-    head = (Path(cli.__file__).parent.parent / "migrations" / "versions").glob("*.py")
-    out = capsys.readouterr().out
+    head = list((Path(cli.__file__).parent.parent / "migrations" / "versions").glob("*.py"))
+    first = capsys.readouterr()
+    out = first.out
+    # a new database: one line says what was applied, instead of a log line a migration
+    assert len(first.err.splitlines()) == 1
+    assert first.err.rstrip().endswith(f": {len(head)} migrations applied.")
+    assert "Running upgrade" not in first.err
+    # and the app's own loggers still log (Alembic's logging set-up disabled them)
+    assert not logging.getLogger("scorekeeper.web.background").disabled
+    assert not logging.getLogger("scorekeeper.services.data_import").disabled
     assert out.startswith("The database is up to date (migration ")
     assert any(out.split("migration ")[1].startswith(p.name.split("_")[0]) for p in head)
     assert cli.main(["migrate"]) == 0  # a second run has nothing to do and says the same
