@@ -17,7 +17,8 @@ from scorekeeper.services import matches, rule_sets
 
 
 def text(html: str) -> str:
-    return html_lib.unescape(" ".join(re.sub(r"<[^>]+>", " ", html).split()))
+    inline = re.sub(r"</?span[^>]*>", "", html)  # a span adds no space to the text
+    return html_lib.unescape(" ".join(re.sub(r"<[^>]+>", " ", inline).split()))
 
 
 def card(client: FlaskClient, preset_id: str, print_view: bool = False) -> str:
@@ -43,6 +44,17 @@ def test_a_preset_card_cites_its_source_by_title_and_language_never_a_file(
     page = card(client, preset_id, print_view)
     assert f"Source {cited}" in page
     assert "seeds" not in page and ".txt" not in page
+
+
+@pytest.mark.parametrize(("preset_id", "code"), [("classic", "bs"), ("four-books", "cs"),
+                                                 ("whitnack", "ru")])  # fmt: skip
+def test_a_source_title_is_marked_with_its_own_language(
+    client: FlaskClient, preset_id: str, code: str
+) -> None:
+    """A screen reader reads the title with its language's sounds, not the page's."""
+    html = client.get(f"/rules/presets/{preset_id}").get_data(as_text=True)
+    title = CITED[preset_id].split("”")[0].lstrip("“")
+    assert f'<span lang="{code}">{html_lib.escape(title, quote=False)}</span>' in html
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from flask_babel import gettext as _
+from markupsafe import Markup, escape
 
 from ...engine import PRESETS, RuleSet
 
@@ -28,10 +29,13 @@ LEGACY_SOURCES: Final = {
 
 @dataclass(frozen=True)
 class Source:
-    """A rule source as the card cites it."""
+    """A rule source as the card cites it: its title, the language it is in (words of the
+    reader's language) and that language's code, which marks the title for a screen
+    reader (a Bosnian title read with English sounds is not understood)."""
 
     title: str
     language: str
+    code: str
 
 
 def preset_of(rules: RuleSet) -> str | None:
@@ -59,22 +63,25 @@ def source_of(rules: RuleSet) -> str | None:
     return LEGACY_SOURCES.get(rules.source)
 
 
-def source_text(rules: RuleSet) -> str:
-    """A preset's source by title and language; a house rule's own words otherwise."""
+def source_text(rules: RuleSet) -> Markup:
+    """A preset's source by title and language, the title marked with its language; a
+    house rule's own words otherwise (escaped, as any text is)."""
     preset_id = source_of(rules)
     if preset_id is None:
-        return rules.source
+        return escape(rules.source)
     source = _sources()[preset_id]
-    return _("“%(title)s”, in %(language)s", title=source.title, language=source.language)
+    title = Markup('<span lang="{}">{}</span>').format(source.code, source.title)
+    cited = escape(_("“%(title)s”, in %(language)s"))
+    return cited % {"title": title, "language": source.language}
 
 
 def _sources() -> dict[str, Source]:
     return {
         "classic": Source(
-            "Pravila kartaške igre rukom i nogom - Kako igrati rukom i nogom", _("Bosnian")
+            "Pravila kartaške igre rukom i nogom - Kako igrati rukom i nogom", _("Bosnian"), "bs"
         ),
-        "four-books": Source("Ruka a noha: varianta hry Canasta", _("Czech")),
-        "whitnack": Source("Рука и нога (Hand and Foot), Bill Whitnack", _("Russian")),
+        "four-books": Source("Ruka a noha: varianta hry Canasta", _("Czech"), "cs"),
+        "whitnack": Source("Рука и нога (Hand and Foot), Bill Whitnack", _("Russian"), "ru"),
     }
 
 
