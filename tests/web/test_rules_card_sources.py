@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import html as html_lib
+import itertools
 import re
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from helpers import show
+from helpers import show, start_match
 
 from scorekeeper.engine import PRESETS, RuleSet, Side
 from scorekeeper.services import matches, rule_sets
@@ -171,3 +172,14 @@ def test_a_house_rule_with_its_own_source_keeps_its_words(app: Flask, client: Fl
     page = text(client.get(f"/rules/{public_id}").get_data(as_text=True))
     assert "Source Aunt Mila's notebook" in page
     assert "only when another side went out:" not in page
+
+
+def test_the_card_s_headings_follow_the_page_s_without_a_gap(client: FlaskClient) -> None:
+    """h1, then the card's sections as h2; in the editor, under its preview's h2, as h3.
+    (They were h3 everywhere: a screen reader's outline jumped from h1 to h3.)"""
+    public_id = start_match(client)
+    for url in ("/rules/presets/classic", "/rules/new", f"/m/{public_id}/rules"):
+        html = client.get(url).get_data(as_text=True)
+        levels = [int(level) for level in re.findall(r"<h([1-6])\b", html)]
+        assert levels[0] == 1 and "rc-values" in html, url
+        assert all(b - a <= 1 for a, b in itertools.pairwise(levels)), (url, levels)
