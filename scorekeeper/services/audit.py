@@ -174,7 +174,9 @@ def _who(actor: Actor) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Change:
-    """One event as the history shows it: each side's deal score before and after."""
+    """One event as the history shows it: each side's deal score before and after, and
+    for a correction each side's entry before and after (what the history says changed
+    besides the scores: a correction may keep them)."""
 
     id: int
     kind: str
@@ -183,6 +185,7 @@ class Change:
     actor: str
     before: tuple[int, ...] | None
     after: tuple[int, ...] | None
+    entries: tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]] | None = None
 
 
 def events_of(row: MatchRow) -> list[AuditEvent]:
@@ -256,7 +259,20 @@ def _change(event: AuditEvent, names: dict[int, str]) -> Change:
         actor=who,
         before=_totals(event.before),
         after=_totals(event.after),
+        entries=_entries(event.before, event.after) if event.kind == CORRECTED else None,
     )
+
+
+def _entries(
+    before: dict[str, Any] | None, after: dict[str, Any] | None
+) -> tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]] | None:
+    """A correction's entries, each side's before and after (None if a snapshot lacks
+    them: nothing more than the scores can be said then)."""
+    if not before or not after:
+        return None
+    old = tuple(side.get("entry") or {} for side in before["sides"])
+    new = tuple(side.get("entry") or {} for side in after["sides"])
+    return (old, new) if len(old) == len(new) else None
 
 
 def _totals(snapshot: dict[str, Any] | None) -> tuple[int, ...] | None:

@@ -85,7 +85,8 @@ def test_every_change_is_told_in_the_game_s_words_with_when_and_by_which_phone(
     history = _history(html)
     assert len(history) == 4
     assert re.fullmatch(
-        rf"Deal 1 corrected {when} by {label}: Ana & Boris 3990 → 600, Cecile & Dusan 510 → 150",
+        rf"Deal 1 corrected {when} by {label}: Ana & Boris 3990 → 600, Cecile & Dusan 510 → 150"
+        r"\. Changed: .+\.",
         history[0],
     )
     assert re.fullmatch(
@@ -97,6 +98,31 @@ def test_every_change_is_told_in_the_game_s_words_with_when_and_by_which_phone(
         re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", t.attrs["datetime"]) for t in times
     )
     assert "History: 4 changes" in html
+
+
+def test_a_correction_that_keeps_the_scores_says_which_counts_changed(
+    client: FlaskClient,
+) -> None:
+    """The same 600 and 150, typed another way: the history line said only the scores,
+    so nobody could tell what had been corrected."""
+    public_id = start_match(client)
+    enter_deal(client, public_id, SMALL_A, SMALL_B)
+    by_cards = {"books_clean": 1, "melded_8toK": 10}  # ten cards of 10: the same 100
+    assert correct_deal(client, public_id, 1, by_cards, SMALL_B, went_out=None).status_code == 303
+    line = _history(show(client, public_id))[0]
+    assert line.endswith(
+        ": Ana & Boris 600, Cecile & Dusan 150. Changed: Ana & Boris: Points on the table"
+        " 100 → —, 8 to K (on the table) 0 → 10."
+    ), line
+    # who went out, and a side's books, in the sheet's words too
+    out = SIDE_A_POINTS
+    assert correct_deal(client, public_id, 1, out, SMALL_B, went_out=0).status_code == 303
+    line = _history(show(client, public_id))[0]
+    assert "Changed: Who went out? nobody → Ana & Boris; Ana & Boris: Clean (books) 1 → 2," in line
+    assert "Dirty (books) 0 → 2, Wild (books) 0 → 1, Red threes laid 0 → 1," in line
+    # a correction that changes nothing says nothing more than its scores
+    assert correct_deal(client, public_id, 1, out, SMALL_B, went_out=0).status_code == 303
+    assert "Changed" not in _history(show(client, public_id))[0]
 
 
 def test_a_corrected_deal_is_marked_in_the_deal_table(client: FlaskClient) -> None:

@@ -9,11 +9,9 @@ from flask import g
 from flask_babel import gettext as _
 
 from ...engine import EngineError, Match, going_out_checklist, score_deal
-from ...engine.cards import describe_key, rank_span
 from ...services.charts import running_totals_chart
 from ...services.matches import LoadedMatch, rematch_of
 from ..actor import current_device
-from ..i18n import say
 from ..i18n import translate_problem as tr
 from . import forms
 from .blank_entry import BlankEntry
@@ -213,21 +211,10 @@ def _groups(game: Match) -> dict[str, list[tuple[str, str, int]]]:
     result = {}
     for block in ("melded", "left"):
         result[block] = [
-            (forms.field_slug(key), _label(key), _value(rules, key))
+            (forms.field_slug(key), forms.card_label(key), _value(rules, key))
             for key in forms.card_keys(rules, block)
         ]
     return result
-
-
-def _label(key: str) -> str:
-    """``"8-K"`` -> ``"8 to K"``, ``"joker"`` -> ``"Jokers"`` (only the first letter raised),
-    in the served language."""
-    span = rank_span(key)
-    if span is not None and len(span) > 1:
-        text = _("%(low)s to %(high)s", low=span[0], high=span[-1])
-    else:
-        text = say(describe_key(key))
-    return text[:1].upper() + text[1:]
 
 
 #: From which screen width the score sheet fits its sides as columns (static/css/app.css).

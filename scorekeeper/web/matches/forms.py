@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from werkzeug.datastructures import MultiDict
@@ -22,10 +23,11 @@ from wtforms.fields import FieldList
 from wtforms.validators import InputRequired, Length, Optional
 
 from ...engine import EngineError, Problem, RuleSet, score_deal, value_groups
+from ...engine.cards import describe_key, rank_span
 from ...engine.entries import COUNT_BOUND, POINTS_BOUND
 from ...engine.rules import MAX_DEALS, MIN_DEALS
 from ...services import rule_sets
-from ..i18n import text
+from ..i18n import say, text
 from ..i18n import translate_problem as tr
 from ..rules.card import layout_text
 from .fields import WholeNumberField, no_control_characters
@@ -147,6 +149,17 @@ def seat_labels(layout: tuple[int, ...]) -> list[str]:
 def field_slug(key: str) -> str:
     """A form-field-safe name for an entry key: ``"8-K"`` -> ``"8toK"``."""
     return key.replace("-", "to")
+
+
+def card_label(key: str) -> str:
+    """``"8-K"`` -> ``"8 to K"``, ``"joker"`` -> ``"Jokers"`` (only the first letter raised),
+    in the served language."""
+    span = rank_span(key)
+    if span is not None and len(span) > 1:
+        text = _("%(low)s to %(high)s", low=span[0], high=span[-1])
+    else:
+        text = say(describe_key(key))
+    return text[:1].upper() + text[1:]
 
 
 def card_keys(rules: RuleSet, block: str) -> tuple[str, ...]:

@@ -10,15 +10,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from babel.dates import format_datetime
 from flask_babel import get_locale
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 
+from ...engine import RuleSet
 from ...services import audit
 from ...services.match_reads import LoadedMatch
 from ..actor import shown
+from ..i18n import text
+from .forms import card_keys, card_label
 
 SENTENCES = {
     (audit.RECORDED, True): _l("Deal %(n)s entered at %(time)s by %(who)s: %(scores)s"),
@@ -63,7 +68,8 @@ def history_view(loaded: LoadedMatch, now: datetime | None = None) -> HistoryVie
     trail = saved.history if saved else audit.history(loaded.row, loaded.game.current_deal)
     labels = [side.label for side in loaded.game.sides]
     now = now or datetime.now(UTC)
-    lines = [_line(change, labels, now) for change in trail.changes]
+    rules = loaded.game.rules
+    lines = [_line(change, labels, now, rules) for change in trail.changes]
     restorable = next(
         (ln for ln in lines if trail.restorable and ln.id == trail.restorable.id), None
     )
@@ -86,7 +92,7 @@ def _who_entered(changes: Sequence[audit.Change], played: range) -> dict[int, st
     return {n: shown(who) for n, who in by.items() if who}
 
 
-def _line(change: audit.Change, labels: Sequence[str], now: datetime) -> Line:
+def _line(change: audit.Change, labels: Sequence[str], now: datetime, rules: RuleSet) -> Line:
     template = escape(str(SENTENCES[change.kind, bool(change.actor)]))
     text = template % {
         "n": change.deal,
@@ -94,7 +100,96 @@ def _line(change: audit.Change, labels: Sequence[str], now: datetime) -> Line:
         "who": shown(change.actor),
         "scores": scores_text(labels, change.before, change.after),
     }
+    if change.entries is not None:
+        changed = changes_text(rules, labels, *change.entries)
+        if changed:
+            text += Markup(". ") + escape(_("Changed: %(what)s.", what=changed))
     return Line(change.id, change.kind, change.deal, text)
+
+
+def changes_text(
+    rules: RuleSet,
+    labels: Sequence[str],
+    before: Sequence[dict[str, Any]],
+    after: Sequence[dict[str, Any]],
+) -> str:
+    """What a correction changed besides the scores, in the sheet's words: "who went out?
+    Ann & Bob → nobody; Cy & Di: Kings (on the table) 2 → 3, Clean books 1 → 2". Empty
+    when the entries are the same."""
+    parts = []
+    went = [_went_out(labels, entries) for entries in (before, after)]
+    if went[0] != went[1]:
+        parts.append(f"{_('Who went out?')} {went[0]} → {went[1]}")
+    names = _field_names(rules, [*before, *after])
+    for label, old, new in zip(labels, before, after, strict=False):
+        flat_old, flat_new = _flat(old), _flat(new)
+        fields = [
+            f"{name} {_shown(flat_old.get(key), key)} → {_shown(flat_new.get(key), key)}"
+            for key, name in names
+            if _shown(flat_old.get(key), key) != _shown(flat_new.get(key), key)
+        ]
+        if fields:
+            parts.append(f"{label}: {', '.join(fields)}")
+    return "; ".join(parts)
+
+
+def _went_out(labels: Sequence[str], entries: Sequence[dict[str, Any]]) -> str:
+    out = [label for label, entry in zip(labels, entries, strict=False) if entry.get("went_out")]
+    return ", ".join(out) if out else _("Nobody").lower()
+
+
+def _flat(entry: dict[str, Any]) -> dict[str, Any]:
+    """An entry's numbers by one key each: ``books.clean``, ``melded.K``, ``red_threes``."""
+    flat: dict[str, Any] = {}
+    for key, value in entry.items():
+        if isinstance(value, dict):
+            flat.update({f"{key}.{inner}": count for inner, count in value.items()})
+        elif key != "went_out":
+            flat[key] = value
+    return flat
+
+
+#: An entry's parts counted as cards or as points: absent means 0 cards, or not by points.
+POINTS = ("melded_points", "left_points")
+
+
+def _shown(value: Any, key: str) -> str:
+    if value is None:
+        return "—" if key in POINTS else "0"
+    return f"\u2212{-value}" if isinstance(value, int) and value < 0 else str(value)
+
+
+def _field_names(rules: RuleSet, entries: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Each number an entry may hold, in the sheet's order, with its name on the sheet."""
+    on_table = _("(%(what)s)", what=_("On the table").lower())
+    left = _("(%(what)s)", what=_("Left in hand and foot").lower())
+    alike = rules.red_three.hand_and_foot_alike
+    books = _("(%(what)s)", what=_("Books").lower())
+    names = [
+        (f"books.{kind}", f"{text(rules.book_name(kind)).capitalize()} {books}")
+        for kind in rules.book_kinds()
+    ]
+    names += [
+        ("red_threes", _("Red threes laid")),
+        (
+            "red_threes_left",
+            _("Red threes left in hand or foot") if alike else _("Red threes left in a hand"),
+        ),
+        ("red_threes_left_in_foot", _("Red threes in a foot nobody picked up")),
+        ("exact_draws", _("Exact draws")),
+        ("melded_points", _("Points on the table")),
+        ("left_points", _("Points left in hand and foot")),
+    ]
+    seen = {key for key, _name in names}
+    for block, where in (("melded", on_table), ("left", left)):
+        keys = list(card_keys(rules, block))
+        keys += dict.fromkeys(k for e in entries for k in e.get(block, {}) if k not in keys)
+        for key in keys:
+            names.append((f"{block}.{key}", f"{card_label(key)} {where}"))
+            seen.add(f"{block}.{key}")
+    kinds = [k for e in entries for k in e.get("books", {}) if f"books.{k}" not in seen]
+    names += [(f"books.{kind}", f"{kind} {books}") for kind in dict.fromkeys(kinds)]
+    return names
 
 
 def time_element(at: datetime, now: datetime) -> Markup:
