@@ -181,7 +181,18 @@
       if (sub) sub.textContent = fill(t.sub, result);
     }
     notice(checker, note);
+    keepInView();
   }
+
+  /* After a tap the button keeps the focus (htmx gives it back to the new one with its
+     id), but a meld added above it can push it below the screen: bring it back in view. */
+  function keepInView() {
+    var focused = document.activeElement;
+    if (!focused || !focused.closest || !focused.closest("#meld-checker")) return;
+    var box = focused.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) focused.scrollIntoView({ block: "nearest" });
+  }
+  document.addEventListener("htmx:afterSettle", keepInView);
 
   function notice(checker, words) {
     var box = checker.querySelector(".meld-offline-note");

@@ -40,6 +40,22 @@ def test_tapping_a_meld_together_turns_short_by_into_enough(page: Any) -> None:
     expect(verdict(page)).to_have_text("Enough: 80 of 50")
 
 
+def test_a_tapped_button_stays_in_view_as_melds_pile_up_above_it(page: Any) -> None:
+    """Each tap adds a meld above the rank buttons; the tapped one keeps the focus, and
+    it stood below the screen after a few (the accessibility audit's finding)."""
+    page.goto("/meld?rules=classic&deal=1")
+    for rank, n in (("K", 1), ("Q", 2), ("J", 3), ("10", 4)):
+        button = page.get_by_role("button", name=f"{rank} — add a meld of", exact=False)
+        button.focus()
+        page.keyboard.press("Enter")
+        expect(page.locator(".meld-list > li")).to_have_count(n)
+        in_view = (
+            "() => { const e = document.activeElement, b = e.getBoundingClientRect();"
+            " return e.id.startsWith('op-add-') && b.top >= 0 && b.bottom <= innerHeight + 1; }"
+        )
+        page.wait_for_function(in_view, timeout=2000)  # once the swap has settled
+
+
 def test_typed_counts_are_checked_with_enter_in_place(page: Any) -> None:
     page.goto("/meld?rules=classic&deal=2&m=A.3.0.0")
     expect(verdict(page)).to_have_text("Short by 30")
