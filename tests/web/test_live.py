@@ -271,6 +271,10 @@ def test_a_deal_that_lost_the_race_shows_both_side_by_side_and_keeps_the_typed_n
     assert conflict.find_all("h2")[0].attrs["tabindex"] == "-1"
     [announce] = page.find_all("div", id="announce")
     assert announce.text.strip() == "Deal 1 was saved on another phone first"
+    # the form's own note of it ("Deal 1 was entered on another phone meanwhile…") is
+    # shown, not announced a second time as an alert
+    assert page.find_all("ul", cls="general")
+    assert not [node for node in page.iter() if node.attrs.get("role") == "alert"]
 
 
 def test_put_mine_on_top_saves_a_correction_and_keep_theirs_changes_nothing(
