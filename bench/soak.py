@@ -114,6 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "DATABASE_URL": uri,
         "SCOREKEEPER_SECRET_KEY": key,  # the same key after a restart: forms stay valid
         "SCOREKEEPER_RATELIMIT_LOGIN": login_limit(args.scorers, args.connections),
+        # phones of one member log in as one account: the same room for it
+        "SCOREKEEPER_RATELIMIT_LOGIN_ACCOUNT": login_limit(args.scorers, args.connections),
         "PYTHONFAULTHANDLER": "1",
     }
     server = Server(

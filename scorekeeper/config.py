@@ -37,6 +37,8 @@ class Defaults:
     RATELIMIT_STORAGE_URI = "database://"
     RATELIMIT_HEADERS_ENABLED = True
     RATELIMIT_LOGIN = "10 per minute;60 per hour"
+    # Log-in tries naming one account, from any address (the limit above is per address)
+    RATELIMIT_LOGIN_ACCOUNT = "30 per hour"
     RATELIMIT_SIGNUP = "5 per minute;30 per hour"
     RATELIMIT_RESET = "10 per minute;60 per hour"
     RECENT_MATCHES = 10

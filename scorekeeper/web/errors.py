@@ -64,6 +64,8 @@ def register(app: Flask) -> None:
             429: _("Too many tries from here. Wait a few minutes, then try again."),
         }
         message = messages.get(code, error.description)
+        if getattr(getattr(error, "limit", None), "error_message", None):
+            message = error.description  # a limit that says what it counts (per account)
         page = render_template("error.html", code=code, message=message)
         return page, code, headers
 

@@ -92,8 +92,39 @@ def test_the_default_storage_is_the_database_and_a_refused_try_still_counts(app:
     with app.app_context():
         rows = db.session.execute(select(RateLimitCount.key, RateLimitCount.count)).all()
     # the failed log-ins rolled their requests back; the counts were committed apart
-    assert [count for _key, count in rows] == [3]
-    assert "127.0.0.1" in rows[0][0] and "login" in rows[0][0]
+    by_address = [(key, count) for key, count in rows if "127.0.0.1" in key]
+    assert [count for _key, count in by_address] == [3]
+    assert "login" in by_address[0][0]
+    # the account's own count holds no username (a digest of it)
+    assert all("ana" not in key for key, _count in rows)
+
+
+def test_log_in_tries_naming_one_account_are_limited_from_every_address(app: Flask) -> None:
+    """Many addresses each under their own limit could still guess one password."""
+    app.config["RATELIMIT_LOGIN_ACCOUNT"] = "4 per hour"
+    ensure_account(app, "ana")
+    ensure_account(app, "ben")
+    client = app.test_client()
+    codes = [
+        wrong_login(client, environ_base={"REMOTE_ADDR": f"10.0.0.{i}"}).status_code
+        for i in range(4)
+    ]
+    assert codes == [422, 422, 422, 422]
+    # a fifth address, the right password, "Ana" spelled otherwise: the account's limit
+    blocked = client.post(
+        "/login",
+        data={"username": " ANA ", "password": PASSWORD},
+        environ_base={"REMOTE_ADDR": "10.0.0.9"},
+    )
+    assert blocked.status_code == 429
+    assert "Too many log-in tries for this account" in blocked.get_data(as_text=True)
+    # another account logs in from that address
+    ben = client.post(
+        "/login",
+        data={"username": "ben", "password": PASSWORD},
+        environ_base={"REMOTE_ADDR": "10.0.0.9"},
+    )
+    assert ben.status_code == 303
 
 
 class Clock:

@@ -6,6 +6,7 @@ random token), so nothing from before the log-in carries over; logging out delet
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from flask import (
@@ -40,6 +41,29 @@ bp = Blueprint("auth", __name__)
 
 def _limit(name: str) -> Any:
     return limiter.limit(lambda: current_app.config[name], methods=["POST"])
+
+
+def _named_account() -> str:
+    """The account a log-in names, as usernames are compared (any case, any spacing), by
+    a digest: the counts' table holds no usernames, and any length or character sent fits."""
+    name = accounts.username_key(request.form.get("username", ""))
+    return "account:" + hashlib.sha256(name.encode("utf-8", "replace")).hexdigest()[:32]
+
+
+#: Log-in tries naming one account are limited from every address together: the limit
+#: per address alone let many addresses guess one account's password. Each try counts
+#: before it is made, as the address's do (counted after it, the count would wait for
+#: the log-in's own write on SQLite); an owner logs in far less often than the limit.
+#: When it is reached, the page says it is this account's limit, not this address's.
+_limit_per_account = limiter.limit(
+    lambda: current_app.config["RATELIMIT_LOGIN_ACCOUNT"],
+    methods=["POST"],
+    key_func=_named_account,
+    error_message=lambda: _(
+        "Too many log-in tries for this account. Wait an hour, then try again, or ask"
+        " the club's owner for a reset link."
+    ),
+)
 
 
 @login_manager.user_loader
@@ -102,6 +126,7 @@ def _new_csrf_token() -> None:
 @bp.route("/login", methods=["GET", "POST"])
 @authz.anyone
 @_limit("RATELIMIT_LOGIN")
+@_limit_per_account
 def login() -> Response:
     """Log in with a username and password."""
     form = forms.LogInForm(data={"next": request.args.get("next", "")})
