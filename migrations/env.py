@@ -10,7 +10,7 @@ config = context.config
 
 # Interpret the config file for Python logging, unless the caller asked for quiet
 # (``scorekeeper``'s own commands say in one line what was applied). Loggers that exist
-# already (the app's, waitress's) are left working.
+# already (the app's own: the background catch-up's, the import's) are left working.
 if not config.attributes.get("quiet"):
     fileConfig(config.config_file_name, disable_existing_loggers=False)
 logger = logging.getLogger("alembic.env")

@@ -113,8 +113,8 @@ def changes_text(
     before: Sequence[dict[str, Any]],
     after: Sequence[dict[str, Any]],
 ) -> str:
-    """What a correction changed besides the scores, in the sheet's words: "who went out?
-    Ann & Bob → nobody; Cy & Di: Kings (on the table) 2 → 3, Clean books 1 → 2". Empty
+    """What a correction changed besides the scores, in the sheet's words: "Who went out?
+    Ann & Bob → nobody; Cy & Di: Kings (on the table) 2 → 3, Clean (books) 1 → 2". Empty
     when the entries are the same."""
     parts = []
     went = [_went_out(labels, entries) for entries in (before, after)]
