@@ -7,8 +7,10 @@ they understand is raised as ``CommandError``, told in one line.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TextIO
 
 from . import network
@@ -104,7 +106,8 @@ def migrate_database(app: Any) -> str:
                 current = _revisions(db.engine)
                 if current != set(heads):
                     pending = _pending(script, heads, current)
-                    command.upgrade(config, "head")  # says what is wrong with an unknown one
+                    with _alembic_quiet():
+                        command.upgrade(config, "head")  # says what is wrong with an unknown one
                     message = ngettext(
                         "The database %(where)s: %(num)d migration applied.",
                         "The database %(where)s: %(num)d migrations applied.",
@@ -134,6 +137,19 @@ def migrate_database(app: Any) -> str:
                 )
             ) from exc
         return ", ".join(sorted(_revisions(db.engine)))
+
+
+@contextmanager
+def _alembic_quiet() -> Iterator[None]:
+    """Alembic's INFO lines left out, whatever configured its logging before in this
+    process (``flask db upgrade``'s set-up, in a process that ran it first)."""
+    logger = logging.getLogger("alembic")
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _pending(script: Any, heads: Sequence[str], current: set[str]) -> int:
