@@ -209,3 +209,17 @@ def test_every_page_fits_with_big_targets_and_whole_words(
     for label in visit(page, base_url, narrow_club, phones):
         found.update(problems_on(page, label, narrow_club, names_may_break=names_may_break))
     assert found == {}, json.dumps(found, indent=1, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    "path", ["/rules/presets/classic", "/rules/presets/whitnack", "/rules/new"]
+)
+def test_the_rules_card_and_editor_fit_a_phone_with_text_at_200_percent(
+    page: Any, path: str
+) -> None:
+    """Its columns were at least 16rem (512 px at 200 %), a value stayed beside its label
+    and the editor's fieldsets kept their content's width: 483-536 px on a 390 px phone."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(path)
+    page.evaluate("document.documentElement.style.setProperty('font-size', '200%', 'important')")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
