@@ -79,6 +79,18 @@ class EngineError(Exception):
         """The problems as JSON-able dicts, in the order they were found."""
         return [p.as_dict() for p in self.problems]
 
+    def said(self) -> str:
+        """Every problem in one sentence, "field: message; field: message", as ``str``
+        gives it, but a :class:`Phrase` whose problems a caller with a catalog says in
+        its language (a refusal that quotes the engine's reasons: an import's)."""
+        joined: Phrase | None = None
+        for p in self.problems:
+            one = phrase("%(field)s: %(message)s", field=p.field, message=p.phrase or p.message)
+            joined = (
+                one if joined is None else phrase("%(before)s; %(more)s", before=joined, more=one)
+            )
+        return joined if joined is not None else str(self)
+
 
 class RuleSetError(EngineError):
     """A rule set that cannot work (e.g. going out requires a kind that is not allowed)."""

@@ -94,7 +94,7 @@ def score_matches(tables: Rows, source: str) -> dict[int, Match]:
             raise Refused(
                 phrase(
                     "%(source)s: match %(match)s: it cannot be read back (%(why)s).",
-                    why=str(error),
+                    why=_why(error),
                     **where,
                 )
             ) from None
@@ -102,6 +102,12 @@ def score_matches(tables: Rows, source: str) -> dict[int, Match]:
         games[match["id"]] = game
         _fill(match, sides, [entries_of[d["id"]] for d in deals], game)
     return games
+
+
+def _why(error: Exception) -> str:
+    """Why the engine (or the file's shape) refused: the engine's problems in the
+    caller's language, anything else as it is."""
+    return error.said() if isinstance(error, EngineError) else str(error)
 
 
 def _check_deals(game: Match, where: dict[str, int | str]) -> None:
@@ -116,7 +122,7 @@ def _check_deals(game: Match, where: dict[str, int | str]) -> None:
                 phrase(
                     "%(source)s: match %(match)s, deal %(deal)s cannot be scored: %(why)s",
                     deal=number,
-                    why=str(error),
+                    why=_why(error),
                     **where,
                 )
             ) from None
@@ -133,7 +139,7 @@ def check_rule_sets(tables: Rows, source: str) -> None:
                     "%(source)s: saved rule set %(name)s is not valid (%(why)s).",
                     source=source,
                     name=repr(row["name"]),
-                    why=str(error),
+                    why=_why(error),
                 )
             ) from None
 

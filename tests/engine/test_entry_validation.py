@@ -650,3 +650,24 @@ def test_a_problem_collector_is_false_while_empty_and_raises_nothing() -> None:
     assert problems
     with pytest.raises(EntryError):
         problems.raise_if_any(EntryError)
+
+
+def test_an_error_says_its_problems_in_one_phrase_a_catalog_can_translate() -> None:
+    """An import's refusal quotes the engine's reasons; they were English in every
+    language (``str(error)``). ``said`` is the same sentence as a phrase of phrases."""
+    from scorekeeper.engine.errors import EngineError, Phrase, Problem, phrase
+
+    error = EngineError(
+        [
+            Problem.of("sides[0].books", phrase("Going out needs %(n)s clean books.", n=2)),
+            Problem.of("deal", "plain words"),
+        ]
+    )
+    said = error.said()
+    assert said == str(error) == "sides[0].books: Going out needs 2 clean books.; deal: plain words"
+    assert isinstance(said, Phrase) and said.msgid == "%(before)s; %(more)s"
+    first = said.params["before"]
+    assert isinstance(first, Phrase) and first.msgid == "%(field)s: %(message)s"
+    message = first.params["message"]
+    assert isinstance(message, Phrase) and message.msgid == "Going out needs %(n)s clean books."
+    assert EngineError([]).said() == ""

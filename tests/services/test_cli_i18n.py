@@ -281,6 +281,11 @@ IMPORT_REFUSALS: list[tuple[str, Any, str, str]] = [
      "cannot be read back"),
     ("bs", _saved_rules, "sačuvani skup pravila 'Our house rules' nije ispravan (",
      "is not valid"),
+    # the engine's reasons too, not only the sentence around them (they were English)
+    ("ru", _set("deal_sides", 0, entry={"went_out": True, "books": {"clean": 0},
+                                        "melded_points": 400}),
+     "сдача 1 не может быть подсчитана: sides[0].books.clean: Для выхода нужны 2 кучи (чистые)",
+     "Going out needs"),
 ]  # fmt: skip
 
 
