@@ -85,6 +85,9 @@ def test_one_match_on_two_phones_and_an_onlooker(
     type_deal(page, "100", "50")
     save(page)
     expect(page.locator(ROWS)).to_have_count(1)
+    # the save's answer settles before its focus moves to the next sheet (app.js, react());
+    # under load that came after the focus below and took it back (CI, once)
+    expect(page.locator("#match[data-outcome]")).to_have_count(0)
 
     # "Score on another phone": the panel arrives on demand, with the link its QR code holds
     share = page.get_by_role("link", name="Score on another phone")
