@@ -10,6 +10,7 @@ from .accounts import (
     RateLimitCount,
 )
 from .audit import AuditEvent
+from .club_trail import ClubEvent
 from .clubs import (
     Club,
     Player,
@@ -39,6 +40,7 @@ __all__ = [
     "AccountSession",
     "AuditEvent",
     "Club",
+    "ClubEvent",
     "Deal",
     "DealSide",
     "Invitation",

@@ -17,8 +17,9 @@ from sqlalchemy.orm import selectinload
 from ..engine import PRESETS, Problem, RuleSet, Side
 from ..engine.errors import EngineError
 from ..extensions import db
-from ..models import Club, Match, MatchSide, Player, Season, is_public_id
-from . import aggregates, locks, matches, player_rows, standings
+from ..models import Account, Club, Match, MatchSide, Membership, Player, Season, is_public_id
+from . import aggregates, club_trail, locks, matches, player_rows, standings
+from .audit import NOBODY, Actor
 
 
 class ClubError(EngineError):
@@ -26,11 +27,17 @@ class ClubError(EngineError):
 
 
 def create_club(
-    name: str, default_rules: str = "classic", min_games: int = 3, visibility: str = "public"
+    name: str,
+    default_rules: str = "classic",
+    min_games: int = 3,
+    visibility: str = "public",
+    *,
+    owner: Account | None = None,
+    actor: Actor = NOBODY,
 ) -> Club:
-    """Save a new club (the web form asks who may see it, members-only by default)."""
-    if visibility not in ("public", "members"):
-        raise ClubError([Problem("visibility", _("Choose who can see the club."))])
+    """Save a new club (the web form asks who may see it, members-only by default), with
+    ``owner`` as its first owner; its log starts with who made it."""
+    _check_visibility(visibility)
     club = Club(
         name=name.strip(),
         default_rules=_rules_id(default_rules),
@@ -38,26 +45,58 @@ def create_club(
         visibility=visibility,
     )
     db.session.add(club)
+    db.session.flush()
+    if owner is not None:
+        db.session.add(Membership(account_id=owner.id, club_id=club.id, role="owner"))
+    club_trail.record(club.id, club_trail.CREATED, actor, **_settings(club))
     db.session.commit()
     return club
 
 
-def update_settings(club: Club, name: str, default_rules: str, min_games: int) -> Club:
-    """Change the club's name, default rule set and minimum games to be ranked."""
+def update_settings(
+    club: Club,
+    name: str,
+    default_rules: str,
+    min_games: int,
+    visibility: str | None = None,
+    *,
+    actor: Actor = NOBODY,
+) -> Club:
+    """Change the club's name, default rule set, minimum games to be ranked and (when
+    given) who may see it: ``public``, standings, player pages and club night readable
+    without logging in; ``members``, only by the club's accounts. The club's log keeps
+    what changed, from what to what; a save that changes nothing writes nothing."""
+    if visibility is not None:
+        _check_visibility(visibility)
+    # read again under the club's lock: two owners saving at once are logged each from
+    # what the other left
+    locks.lock_club(db.session, club.id)
+    db.session.refresh(club)
+    before = _settings(club)
     club.name, club.default_rules = name.strip(), _rules_id(default_rules)
     club.min_games = max(0, min_games)
+    if visibility is not None:
+        club.visibility = visibility
+    changed = club_trail.changes(before, _settings(club))
+    if changed:
+        club_trail.record(club.id, club_trail.SETTINGS, actor, changes=changed)
     db.session.commit()
     return club
 
 
-def update_visibility(club: Club, visibility: str) -> Club:
-    """``public``: standings, player pages and club night readable without logging in;
-    ``members``: only by the club's accounts."""
+def _check_visibility(visibility: str) -> None:
     if visibility not in ("public", "members"):
         raise ClubError([Problem("visibility", _("Choose who can see the club."))])
-    club.visibility = visibility
-    db.session.commit()
-    return club
+
+
+def _settings(club: Club) -> dict[str, Any]:
+    """The settings the club's log follows, by the name its page says them with."""
+    return {
+        "name": club.name,
+        "default_rules": club.default_rules,
+        "min_games": club.min_games,
+        "visibility": club.visibility,
+    }
 
 
 def delete_club(club: Club) -> None:
@@ -157,7 +196,9 @@ def search_players(club: Club, text: str, limit: int = 20) -> list[Player]:
     return list(rows)
 
 
-def add_season(club: Club, name: str, starts_on: date, ends_on: date) -> Season:
+def add_season(
+    club: Club, name: str, starts_on: date, ends_on: date, *, actor: Actor = NOBODY
+) -> Season:
     """Add a season; it must end on or after its start and overlap no other season.
 
     Every match of the club changes season, so all of them are locked, then the club.
@@ -179,6 +220,14 @@ def add_season(club: Club, name: str, starts_on: date, ends_on: date) -> Season:
     db.session.add(season)
     db.session.flush()
     _reassign_seasons(club)
+    club_trail.record(
+        club.id,
+        club_trail.SEASON_ADDED,
+        actor,
+        name=season.name,
+        starts_on=starts_on.isoformat(),
+        ends_on=ends_on.isoformat(),
+    )
     db.session.commit()
     return season
 

@@ -53,6 +53,7 @@ EXPORTED: dict[str, frozenset[str]] = {
     ),
     "known_names": frozenset(),
     "audit_events": frozenset(),  # the audit trail is history: kept as it is
+    "club_events": frozenset(),  # and so is each club's log
     # Accounts travel with their Argon2id password hashes: a restore without them would
     # leave every club without a working owner. The hashes are made to withstand being
     # read (salted, memory-hard), but an export file is as private as the database itself.

@@ -29,8 +29,9 @@ from ..models import (
     is_public_id,
     utcnow,
 )
-from . import locks
+from . import accounts, club_trail, locks
 from .accounts import AccountError, _aware, token_hash
+from .audit import NOBODY, Actor
 
 INVITE_DAYS = 7
 MAX_INVITE_USES = 50
@@ -92,14 +93,25 @@ def visible_clubs(account: Account | None) -> tuple[list[Club], list[Club]]:
     return mine, list(db.session.scalars(public.order_by(func.lower(Club.name))))
 
 
-def add_member(club: Club, account: Account, role: str) -> Membership:
-    """Give the account this role in the club (a member already keeps the stronger role)."""
+def add_member(
+    club: Club, account: Account, role: str, *, log: str | None = None, actor: Actor = NOBODY
+) -> Membership:
+    """Give the account this role in the club (a member already keeps the stronger role).
+
+    ``log``: the kind of event the club's log keeps of it (``club_trail.JOINED``,
+    ``OWNER_ASSIGNED``), with ``details`` of who and from which role, when anything
+    changed; None for the owner a new club starts with (its "created" event says who)."""
     found = membership(account, club)
+    before = found.role if found is not None else None
     if found is None:
         found = Membership(account_id=account.id, club_id=club.id, role=role)
         db.session.add(found)
     elif rank(role) > rank(found.role):
         found.role = role
+    if log is not None and found.role != before:
+        club_trail.record(
+            club.id, log, actor, member=account.username, role=found.role, before=before
+        )
     db.session.commit()
     return found
 
@@ -151,24 +163,40 @@ def _in_turn(member: Membership) -> None:
         raise AccountError([Problem("role", _("This account is no longer in the club."))]) from None
 
 
-def set_role(member: Membership, role: str) -> None:
+def set_role(member: Membership, role: str, *, actor: Actor = NOBODY) -> None:
     """Change a member's role; the last owner stays an owner."""
     if role not in ROLES:
         raise AccountError([Problem("role", _("Choose a role."))])
     _in_turn(member)
     if member.role == "owner" and role != "owner" and _owners(member_club(member)) <= 1:
         raise _last_owner()
+    if member.role != role:
+        club_trail.record(
+            member.club_id,
+            club_trail.ROLE_CHANGED,
+            actor,
+            member=member.account.username,
+            before=member.role,
+            after=role,
+        )
     member.role = role
     db.session.commit()
 
 
-def remove(member: Membership) -> None:
+def remove(member: Membership, *, actor: Actor = NOBODY) -> None:
     """Take the account out of the club; the last owner cannot be removed. The reset links
     made for the account go with it (an owner made them as its club's owner)."""
     _in_turn(member)
     if member.role == "owner" and _owners(member_club(member)) <= 1:
         raise _last_owner()
     db.session.execute(delete(PasswordReset).where(PasswordReset.account_id == member.account_id))
+    club_trail.record(
+        member.club_id,
+        club_trail.MEMBER_REMOVED,
+        actor,
+        member=member.account.username,
+        role=member.role,
+    )
     db.session.delete(member)
     db.session.commit()
 
@@ -211,12 +239,37 @@ def member_club(member: Membership) -> Club:
     return db.session.get(Club, member.club_id)  # type: ignore[return-value]
 
 
-def link_player(member: Membership, player: Player | None) -> None:
+def link_player(member: Membership, player: Player | None, *, actor: Actor = NOBODY) -> None:
     """Say which of the club's players this account is (or none)."""
     if player is not None and player.club_id != member.club_id:
         raise AccountError([Problem("player", _("This player is not in the club."))])
+    before = member.player_id
     member.player_id = player.id if player else None
+    if member.player_id != before:
+        was = db.session.get(Player, before) if before is not None else None
+        club_trail.record(
+            member.club_id,
+            club_trail.PLAYER_LINKED,
+            actor,
+            member=member.account.username,
+            player=player.name if player else None,
+            before=was.name if was else None,
+        )
     db.session.commit()
+
+
+def reset_link(member: Membership, made_by: Account) -> str:
+    """A password reset link an owner makes for a member of the club
+    (``reset_link_refusal`` says for whom not); the club's log keeps that it was made,
+    never the link."""
+    club_trail.record(
+        member.club_id, club_trail.RESET_LINK, _actor(made_by), member=member.account.username
+    )
+    return accounts.make_reset_link(member.account, made_by)  # commits the event with it
+
+
+def _actor(account: Account) -> Actor:
+    return Actor(account.username, account.id)
 
 
 def invite(club: Club, made_by: Account, role: str, uses: int) -> tuple[Invitation, str]:
@@ -235,6 +288,7 @@ def invite(club: Club, made_by: Account, role: str, uses: int) -> tuple[Invitati
         expires_at=utcnow() + timedelta(days=INVITE_DAYS),
     )
     db.session.add(row)
+    club_trail.record(club.id, club_trail.INVITED, _actor(made_by), role=role, uses=uses)
     db.session.commit()
     return row, token
 
@@ -288,10 +342,10 @@ def accept(invitation: Invitation, account: Account) -> Membership | None:
     found = membership(account, club)
     if found is None or rank(invitation.role) > rank(found.role):
         invitation.uses_left -= 1
-    return add_member(club, account, invitation.role)
+    return add_member(club, account, invitation.role, log=club_trail.JOINED, actor=_actor(account))
 
 
-def revoke(club: Club, invitation_public_id: str) -> None:
+def revoke(club: Club, invitation_public_id: str, *, actor: Actor = NOBODY) -> None:
     """Make one of the club's invitation links stop working."""
     if not is_public_id(invitation_public_id):
         return
@@ -300,7 +354,14 @@ def revoke(club: Club, invitation_public_id: str) -> None:
             Invitation.club_id == club.id, Invitation.public_id == invitation_public_id
         )
     )
-    if row is not None:
+    if row is not None and row.uses_left > 0:
+        club_trail.record(
+            club.id,
+            club_trail.INVITATION_REVOKED,
+            actor,
+            role=row.role,
+            uses_left=row.uses_left,
+        )
         row.uses_left = 0
         db.session.commit()
 
@@ -347,7 +408,7 @@ def assign_owner(club_ref: str, username: str) -> str:
                 username=repr(username),
             )
         )
-    add_member(found[0], account, "owner")
+    add_member(found[0], account, "owner", log=club_trail.OWNER_ASSIGNED)
     return phrase(
         "%(username)s is now an owner of %(club)s.",
         username=account.username,

@@ -26,6 +26,7 @@ from functools import wraps
 from typing import Any, TypeVar
 
 from flask import abort, g, request
+from flask_babel import gettext as _
 from flask_login import current_user
 from sqlalchemy import and_, bindparam, null, select
 
@@ -183,10 +184,15 @@ def rule_set_owner(view: F) -> F:
     return _mark(Rule("rule_set_owner"), check)(view)
 
 
+def role_label(role: str) -> str:
+    """A role's name in a sentence ("owner"), in the reader's language."""
+    labels = {"owner": _("owner"), "scorer": _("scorer"), "member": _("member")}
+    return labels.get(role, role)
+
+
 def register_templating(app: Any) -> None:
     """Template helpers that mirror the checks above (to hide what a visitor may not do)."""
     from flask import session
-    from flask_babel import gettext as _
     from flask_wtf.csrf import generate_csrf
 
     def csrf_token_if_session() -> str:
@@ -194,10 +200,6 @@ def register_templating(app: Any) -> None:
 
     def can(club_row: Club, level: str) -> bool:
         return allowed_in_club(club_row, level)
-
-    def role_label(role: str) -> str:
-        labels = {"owner": _("owner"), "scorer": _("scorer"), "member": _("member")}
-        return labels.get(role, role)
 
     def club_of(member: Any) -> Club | None:
         return db.session.get(Club, member.club_id)

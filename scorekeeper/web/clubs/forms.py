@@ -14,6 +14,12 @@ from ..i18n import translate_problem as tr
 from ..matches.fields import IntegerText, WholeRange, no_control_characters
 from ..matches.forms import rule_choices
 
+#: Who may read a club, as the settings say it (the club's log says it the same way).
+VISIBILITY = {
+    "members": _l("Only the club's members (they log in)"),
+    "public": _l("Anyone with the link, without logging in (read-only)"),
+}
+
 
 class ClubForm(FlaskForm):
     """A new club, or its settings."""
@@ -34,10 +40,7 @@ class ClubForm(FlaskForm):
     )
     visibility = SelectField(
         _l("Who can see the standings, player pages and club night"),
-        choices=[
-            SelectChoice("members", _l("Only the club's members (they log in)")),
-            SelectChoice("public", _l("Anyone with the link, without logging in (read-only)")),
-        ],
+        choices=[SelectChoice(value, words) for value, words in VISIBILITY.items()],
         default="members",
     )
 

@@ -16,6 +16,7 @@ from wtforms.validators import InputRequired, NumberRange
 from ...models import Club
 from ...services import accounts, clubs, memberships
 from .. import authz
+from ..actor import current_actor
 from ..i18n import translate_problem as tr
 from ..links import private_link, qr_svg
 from ..matches.fields import IntegerText
@@ -98,7 +99,7 @@ def revoke(club_id: str, invitation_id: str) -> Response:
     """Make an invitation link stop working."""
     club = club_or_404(club_id)
     if ActionForm().validate():
-        memberships.revoke(club, invitation_id)
+        memberships.revoke(club, invitation_id, actor=current_actor())
         flash(_("The invitation link no longer works."), "info")
     return redirect(url_for(".members", club_id=club.public_id), 303)
 
@@ -121,16 +122,16 @@ def change_member(club_id: str, account_id: str) -> Response:
     name = member.account.username
     try:
         if request.form.get("remove"):
-            memberships.remove(member)
+            memberships.remove(member, actor=current_actor())
             flash(_("%(name)s is no longer in the club.", name=name), "info")
         elif "role" in request.form:
-            memberships.set_role(member, request.form["role"])
+            memberships.set_role(member, request.form["role"], actor=current_actor())
             flash(_("Saved %(name)s's role.", name=name), "success")
         elif "player" in request.form:
             player = clubs.get_player(club, request.form["player"])
             if request.form["player"] and player is None:
                 abort(400)
-            memberships.link_player(member, player)
+            memberships.link_player(member, player, actor=current_actor())
             flash(_("Saved who %(name)s is.", name=name), "success")
     except accounts.AccountError as error:
         return _page(club, invalid_status(), general=[tr(p) for p in error.problems])
@@ -148,7 +149,7 @@ def reset_link(club_id: str, account_id: str) -> Response:
     refusal = memberships.reset_link_refusal(member)
     if refusal is not None:
         return _page(club, invalid_status(), general=[refusal])
-    token = accounts.make_reset_link(member.account, current_user)
+    token = memberships.reset_link(member, current_user)
     link = private_link("auth.reset", token=token)
     qr = qr_svg(link, _("QR code of the password reset link"))
     return _page(club, reset_for=member.account.username, reset_link=link, qr=qr)

@@ -14,6 +14,7 @@ from flask_login import current_user
 from ...models import Club, Season
 from ...services import clubs, exports, memberships, standings
 from .. import authz, background, page_cache
+from ..actor import current_actor
 from ..rendering import invalid_status, render, wants_fragment
 from . import forms
 
@@ -59,9 +60,13 @@ def create() -> Response:
     form = forms.ClubForm()
     if form.validate():
         club = clubs.create_club(
-            form.name.data, form.default_rules.data, form.min_games.data, form.visibility.data
+            form.name.data,
+            form.default_rules.data,
+            form.min_games.data,
+            form.visibility.data,
+            owner=current_user,  # who starts a club owns it
+            actor=current_actor(),
         )
-        memberships.add_member(club, current_user, "owner")  # who starts a club owns it
         return redirect(url_for(".show", club_id=club.public_id), 303)
     return _index_page(form, invalid_status())
 
@@ -159,8 +164,14 @@ def save_settings(club_id: str) -> Response:
     club = club_or_404(club_id)
     form = forms.ClubForm()
     if form.validate():
-        clubs.update_settings(club, form.name.data, form.default_rules.data, form.min_games.data)
-        clubs.update_visibility(club, form.visibility.data)
+        clubs.update_settings(
+            club,
+            form.name.data,
+            form.default_rules.data,
+            form.min_games.data,
+            form.visibility.data,
+            actor=current_actor(),
+        )
         return redirect(url_for(".show", club_id=club.public_id), 303)
     return _settings_page(club, form, forms.SeasonForm(formdata=None), invalid_status())
 
@@ -174,7 +185,11 @@ def add_season(club_id: str) -> Response:
     if season_form.validate():
         try:
             clubs.add_season(
-                club, season_form.name.data, season_form.starts_on.data, season_form.ends_on.data
+                club,
+                season_form.name.data,
+                season_form.starts_on.data,
+                season_form.ends_on.data,
+                actor=current_actor(),
             )
         except clubs.ClubError as error:
             forms.apply_problems(season_form, error.problems)
@@ -185,4 +200,4 @@ def add_season(club_id: str) -> Response:
     )
 
 
-from . import members, nights, players  # noqa: E402,F401  (they add routes to bp)
+from . import log, members, nights, players  # noqa: E402,F401  (they add routes to bp)
