@@ -235,3 +235,55 @@ def test_the_log_travels_with_an_export_and_goes_with_the_club(app: Flask) -> No
         clubs.delete_club(clubs.get_club(world.club))  # type: ignore[arg-type]
         left = db.session.scalars(select(ClubEvent.club_id).distinct()).all()
         assert left == [db.session.scalar(select(Club.id))]  # the other club's
+
+
+#: A stored event of each kind, as the services write them.
+EVERY_KIND = {
+    "created": {"name": "Fridays", "default_rules": "classic", "min_games": 3,
+                "visibility": "public"},
+    "settings": {"changes": [["name", "Fridays", "Tuesdays"]]},
+    "season_added": {"name": "Winter", "starts_on": "2026-01-01", "ends_on": "2026-03-31"},
+    "invited": {"role": "scorer", "uses": 1},
+    "invitation_revoked": {"role": "member", "uses_left": 2},
+    "joined": {"member": "ana", "role": "scorer", "before": "member"},
+    "role_changed": {"member": "ana", "before": "scorer", "after": "owner"},
+    "member_removed": {"member": "ana", "role": "member"},
+    "player_linked": {"member": "ana", "player": None, "before": "Ann"},
+    "reset_link": {"member": "ana"},
+    "owner_assigned": {"member": "ana", "role": "owner", "before": None},
+}  # fmt: skip
+
+
+def sentences(app: Flask, language: str) -> dict[str, str]:
+    """Each kind's sample event said in ``language``."""
+    from datetime import UTC, datetime
+
+    from scorekeeper.services.club_trail import Entry
+    from scorekeeper.web.clubs.log import said
+
+    with app.test_request_context("/", headers={"Accept-Language": language}):
+        at = datetime.now(UTC)
+        return {kind: str(said(Entry(1, kind, at, "bo", d))) for kind, d in EVERY_KIND.items()}
+
+
+@pytest.mark.parametrize("language", ["bs", "cs", "ru"])
+def test_every_kind_of_event_is_said_in_every_language(app: Flask, language: str) -> None:
+    from scorekeeper.models.club_trail import KINDS
+
+    assert set(EVERY_KIND) == set(KINDS)
+    english, said = sentences(app, "en"), sentences(app, language)
+    assert english["joined"] == "ana became scorer by an invitation link (was member)."
+    for kind in KINDS:
+        for sentence in (english[kind], said[kind]):
+            assert sentence != kind and "%(" not in sentence and sentence.endswith("."), sentence
+        assert said[kind] != english[kind], (kind, said[kind])  # in the language
+
+
+def test_a_made_up_page_number_is_the_first_page_not_an_error(app: Flask) -> None:
+    world = build(app)
+    owner = client_as(app, "owner")
+    first = lines(owner.get(f"/c/{world.club}/log").get_data(as_text=True))
+    for made_up in ("99999999999999999999999", "-99999999999999999999999", "1e9", "½"):
+        answer = owner.get(f"/c/{world.club}/log?before={made_up}")
+        assert answer.status_code == 200, made_up
+        assert lines(answer.get_data(as_text=True)) == first, made_up

@@ -25,6 +25,10 @@ from ..rendering import render
 from . import forms
 from .views import bp, club_or_404
 
+#: The largest id a row may have (a signed 64-bit integer): a larger ``before`` cannot
+#: even be sent to SQLite.
+LAST_ID = 2**63 - 1
+
 #: The settings a "settings" event names, as the settings form labels them.
 SETTINGS = {
     "name": _l("Club name"),
@@ -39,7 +43,10 @@ SETTINGS = {
 def log(club_id: str) -> Response:
     """The club's log, a page at a time (``?before=<event id>``: older ones)."""
     club = club_or_404(club_id)
-    page = club_trail.log_of(club, before=number_or_none(request.args.get("before")))
+    before = number_or_none(request.args.get("before"))
+    if before is not None and not 0 < before <= LAST_ID:  # made by hand: the first page
+        before = None
+    page = club_trail.log_of(club, before=before)
     now = datetime.now(UTC)
     lines = [
         (entry, time_element(entry.at, now), _who(entry), said(entry)) for entry in page.entries
@@ -66,13 +73,11 @@ def said(entry: club_trail.Entry) -> Markup:
     d = entry.details
     kind = entry.kind
     if kind == club_trail.CREATED:
-        return _sentence(
-            _("Started the club: %(settings)s."), settings=_settings_text(entry.details)
-        )
+        return _sentence(_("Started the club: %(settings)s."), settings=_settings_text(d))
     if kind == club_trail.SETTINGS:
         changed = "; ".join(
             f"{SETTINGS.get(key, key)}: {_setting(key, old)} → {_setting(key, new)}"
-            for key, old, new in entry.details.get("changes", [])
+            for key, old, new in d.get("changes", [])
         )
         return _sentence(_("Changed the settings: %(changes)s."), changes=changed)
     if kind == club_trail.SEASON_ADDED:
@@ -140,7 +145,7 @@ def said(entry: club_trail.Entry) -> Markup:
         )
     if kind == club_trail.OWNER_ASSIGNED:
         return _sentence(_("Made %(member)s an owner."), member=d.get("member", ""))
-    return escape(kind)  # pragma: no cover - every kind is said above (a test walks them)
+    return escape(kind)  # pragma: no cover - every kind is said above (test_club_log.py)
 
 
 def _sentence(template: str, **values: Any) -> Markup:
