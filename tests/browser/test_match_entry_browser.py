@@ -276,6 +276,20 @@ def test_six_players_at_twice_the_text_size_keep_the_sheet_in_sight(page: Any) -
     assert box["y"] >= top - 1 and box["y"] + box["height"] <= 844, (box, top)
 
 
+def test_two_sides_at_twice_the_text_size_do_not_scroll_sideways(page: Any) -> None:
+    """Text at 200 %: the red threes' hint "−100 if another side went out" was kept on one
+    line and "Nobody" beside "Who went out?" ran past the screen's edge: the page scrolled
+    sideways by 31 px. Both wrap now."""
+    start_match(page)
+    page.evaluate("document.documentElement.style.setProperty('font-size', '200%', 'important')")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    nobody = page.locator("label.choice.nobody")
+    box, text = nobody.bounding_box(), nobody.evaluate("e => e.scrollWidth <= e.clientWidth")
+    assert box["x"] + box["width"] <= 390 and text
+    hint = page.locator(".row-hint", has_text="if another side went out")
+    assert hint.evaluate("e => e.getClientRects().length") > 1  # on more than one line
+
+
 @pytest.mark.parametrize(
     ("layout", "names"),
     [
