@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import secrets
 from datetime import timedelta
+from typing import Any
 
 from flask_babel import gettext as _
 from sqlalchemy import delete, func, or_, select
@@ -171,14 +172,7 @@ def set_role(member: Membership, role: str, *, actor: Actor = NOBODY) -> None:
     if member.role == "owner" and role != "owner" and _owners(member_club(member)) <= 1:
         raise _last_owner()
     if member.role != role:
-        club_trail.record(
-            member.club_id,
-            club_trail.ROLE_CHANGED,
-            actor,
-            member=member.account.username,
-            before=member.role,
-            after=role,
-        )
+        _log(member, club_trail.ROLE_CHANGED, actor, before=member.role, after=role)
     member.role = role
     db.session.commit()
 
@@ -190,13 +184,7 @@ def remove(member: Membership, *, actor: Actor = NOBODY) -> None:
     if member.role == "owner" and _owners(member_club(member)) <= 1:
         raise _last_owner()
     db.session.execute(delete(PasswordReset).where(PasswordReset.account_id == member.account_id))
-    club_trail.record(
-        member.club_id,
-        club_trail.MEMBER_REMOVED,
-        actor,
-        member=member.account.username,
-        role=member.role,
-    )
+    _log(member, club_trail.MEMBER_REMOVED, actor, role=member.role)
     db.session.delete(member)
     db.session.commit()
 
@@ -247,11 +235,10 @@ def link_player(member: Membership, player: Player | None, *, actor: Actor = NOB
     member.player_id = player.id if player else None
     if member.player_id != before:
         was = db.session.get(Player, before) if before is not None else None
-        club_trail.record(
-            member.club_id,
+        _log(
+            member,
             club_trail.PLAYER_LINKED,
             actor,
-            member=member.account.username,
             player=player.name if player else None,
             before=was.name if was else None,
         )
@@ -262,14 +249,17 @@ def reset_link(member: Membership, made_by: Account) -> str:
     """A password reset link an owner makes for a member of the club
     (``reset_link_refusal`` says for whom not); the club's log keeps that it was made,
     never the link."""
-    club_trail.record(
-        member.club_id, club_trail.RESET_LINK, _actor(made_by), member=member.account.username
-    )
+    _log(member, club_trail.RESET_LINK, _actor(made_by))
     return accounts.make_reset_link(member.account, made_by)  # commits the event with it
 
 
 def _actor(account: Account) -> Actor:
     return Actor(account.username, account.id)
+
+
+def _log(member: Membership, kind: str, actor: Actor, **details: Any) -> None:
+    """The club's log keeps ``kind`` of the member's account, by its name now."""
+    club_trail.record(member.club_id, kind, actor, member=member.account.username, **details)
 
 
 def invite(club: Club, made_by: Account, role: str, uses: int) -> tuple[Invitation, str]:
