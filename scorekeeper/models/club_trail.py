@@ -2,8 +2,9 @@
 
 The match trail (``models/audit.py``) keeps every change to a match's deals; this one
 keeps what an owner (or the person who runs the server) changes about the club: its
-settings, seasons, members and their roles, and the invitation and reset links made
-for it. Written by ``services.club_trail`` in the same transaction as the change, read only
+settings, seasons, members and their roles, the invitation and reset links made for it,
+and each finished match reopened to be corrected (what was corrected is in the match's own
+trail). Written by ``services.club_trail`` in the same transaction as the change, read only
 by the club's log page and the export. Standings never read it.
 
 - ``club_id`` cascades: deleting a club deletes its whole history on purpose, this log
@@ -38,6 +39,7 @@ MEMBER_REMOVED = "member_removed"
 PLAYER_LINKED = "player_linked"
 RESET_LINK = "reset_link"
 OWNER_ASSIGNED = "owner_assigned"
+MATCH_REOPENED = "match_reopened"
 KINDS = (
     CREATED,
     SETTINGS,
@@ -50,6 +52,7 @@ KINDS = (
     PLAYER_LINKED,
     RESET_LINK,
     OWNER_ASSIGNED,
+    MATCH_REOPENED,
 )
 KIND_LENGTH = 20
 

@@ -29,7 +29,7 @@ from ..engine.errors import EngineError
 from ..extensions import db
 from ..models import AuditEvent, Deal, DealSide, KnownName, MatchPlayer, MatchSide, utcnow
 from ..models import Match as MatchRow
-from . import audit, live, standings, upserts
+from . import audit, club_trail, live, standings, upserts
 from .audit import NOBODY, Actor
 from .match_reads import (  # the reads are part of this service's interface too
     AsSaved,
@@ -488,10 +488,21 @@ def _check_open(row: MatchRow) -> None:
 
 
 def reopen(loaded: LoadedMatch, *, actor: Actor = NOBODY) -> LoadedMatch:
-    """Let a finished match's deals be corrected again."""
+    """Let a finished match's deals be corrected again; a club's log keeps that its
+    result is open to change (the match's own trail keeps what changes)."""
     loaded = _locked(loaded)
-    audit.match_reopened(loaded.row, actor)
-    loaded.row.reopened = True
+    row = loaded.row
+    if row.club_id is not None and row.finished and not row.reopened:
+        club_trail.record(
+            row.club_id,
+            club_trail.MATCH_REOPENED,
+            actor,
+            match=row.public_id,
+            sides=[side.label for side in loaded.game.sides],
+            played_on=row.played_on.isoformat() if row.played_on else None,
+        )
+    audit.match_reopened(row, actor)
+    row.reopened = True
     db.session.commit()
     return loaded
 

@@ -18,7 +18,7 @@ from sqlalchemy import select
 from support import signed_in_client
 
 from scorekeeper.extensions import db
-from scorekeeper.models import Club, ClubEvent
+from scorekeeper.models import Club, ClubEvent, Match
 from scorekeeper.services import accounts, clubs, data_export, data_import, memberships
 
 LIST = re.compile(r'<ol class="history-list club-log">(.*?)</ol>', re.S)
@@ -264,6 +264,8 @@ EVERY_KIND = {
     "player_linked": {"member": "ana", "player": None, "before": "Ann"},
     "reset_link": {"member": "ana"},
     "owner_assigned": {"member": "ana", "role": "owner", "before": None},
+    "match_reopened": {"match": "abcdefgh12345678", "sides": ["Ann & Bob", "Cy & Di"],
+                       "played_on": "2026-11-12"},
 }  # fmt: skip
 
 
@@ -290,6 +292,36 @@ def test_every_kind_of_event_is_said_in_every_language(app: Flask, language: str
         for sentence in (english[kind], said[kind]):
             assert sentence != kind and "%(" not in sentence and sentence.endswith("."), sentence
         assert said[kind] != english[kind], (kind, said[kind])  # in the language
+
+
+def test_a_finished_club_match_reopened_is_logged_with_a_link_to_it(app: Flask) -> None:
+    world = build(app, visibility="public")
+    scorer = client_as(app, "scorer")
+    assert scorer.post(f"/m/{world.match}/reopen").status_code == 303
+    assert scorer.post(f"/m/{world.match}/reopen").status_code == 303  # open already
+    kind, who, details = events(app, world.club)[-1]
+    assert (kind, who) == ("match_reopened", "scorer")
+    assert details["match"] == world.match and details["sides"] == ["Ann & Bob", "Cid & Dee"]
+    assert [k for k, _who, _d in events(app, world.club)].count("match_reopened") == 1
+    page = client_as(app, "owner").get(f"/c/{world.club}/log").get_data(as_text=True)
+    assert f'<a href="/m/{world.match}">Ann &amp; Bob · Cid &amp; Dee</a>' in page
+    assert "to correct its deals." in lines(page)[0]
+    # a casual match reopened is nobody's club's business
+    with app.app_context():
+        before = db.session.scalars(select(ClubEvent.id)).all()
+    from helpers import SIDE_A_COUNTS, SIDE_B_POINTS, enter_deal, start_match
+
+    client = app.test_client()
+    casual = start_match(client)
+    for _ in range(4):
+        assert (
+            enter_deal(client, casual, SIDE_A_COUNTS, SIDE_B_POINTS, went_out=0).status_code < 400
+        )
+    assert client.post(f"/m/{casual}/reopen").status_code == 303
+    with app.app_context():
+        row = db.session.scalar(select(Match).where(Match.public_id == casual))
+        assert row is not None and row.finished and row.reopened
+        assert db.session.scalars(select(ClubEvent.id)).all() == before
 
 
 def test_a_made_up_page_number_is_the_first_page_not_an_error(app: Flask) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any
 
-from flask import Response, request
+from flask import Response, request, url_for
 from flask_babel import format_date, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
@@ -145,6 +145,16 @@ def said(entry: club_trail.Entry) -> Markup:
         )
     if kind == club_trail.OWNER_ASSIGNED:
         return _sentence(_("Made %(member)s an owner."), member=d.get("member", ""))
+    if kind == club_trail.MATCH_REOPENED:
+        match = Markup('<a href="{}">{}</a>').format(
+            url_for("matches.show", public_id=d.get("match", "")),
+            " · ".join(d.get("sides") or []) or d.get("match", ""),
+        )
+        return _sentence(
+            _("Reopened %(match)s of %(day)s to correct its deals."),
+            match=match,
+            day=_day(d.get("played_on")),
+        )
     return escape(kind)  # pragma: no cover - every kind is said above (test_club_log.py)
 
 
