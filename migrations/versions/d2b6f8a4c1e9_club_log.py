@@ -2,9 +2,9 @@
 
 The match trail (``audit_events``) keeps every change to a match's deals; nothing kept
 who changed the club itself: its name, default rules or visibility, a season, a member's
-role, a member taken out, an invitation or a password reset link made, a finished match reopened for
-corrections. ``club_events`` keeps those, written with the change. Clubs existing before it
-start with an empty log.
+role, a member taken out, an invitation or a password reset link made, a finished match
+reopened for corrections. ``club_events`` keeps those, written with the change. Clubs
+existing before it start with an empty log.
 
 Revision ID: d2b6f8a4c1e9
 Revises: c8f2a6d4e1b7

@@ -1,11 +1,12 @@
 """The club's log: who changed the club itself, and when.
 
 The match trail (``models/audit.py``) keeps every change to a match's deals; this one
-keeps what an owner (or the person who runs the server) changes about the club: its
-settings, seasons, members and their roles, the invitation and reset links made for it,
-and each finished match reopened to be corrected (what was corrected is in the match's own
-trail). Written by ``services.club_trail`` in the same transaction as the change, read only
-by the club's log page and the export. Standings never read it.
+keeps the changes to the club itself, by its owners, the people joining it, or the person
+who runs the server: its settings, seasons, members and their roles, the invitation and
+reset links made for it, and each finished match a scorer reopened to correct (what was
+corrected is in the match's own trail). Written by ``services.club_trail`` in the same
+transaction as the change, read only by the club's log page and the export. Standings
+never read it.
 
 - ``club_id`` cascades: deleting a club deletes its whole history on purpose, this log
   with it (``services.clubs.delete_club``).
