@@ -122,7 +122,7 @@ def test_each_change_an_owner_makes_is_logged_once_with_what_it_changed(app: Fla
         "Made a password reset link for reader.",
         f"Changed which player reader is: nobody → {player_name}.",
         "Changed the role of scorer: scorer → member.",
-        "Added the season Winter, Jan 1, 2026 – Mar 31, 2026.",
+        "Added the season Winter (Jan 1, 2026 – Mar 31, 2026).",
         "Changed the settings: Games needed to be ranked: 2 → 5; Who can see the standings,"
         " player pages and club night: Only the club's members (they log in) → Anyone with"
         " the link, without logging in (read-only).",
@@ -291,6 +291,7 @@ def test_every_kind_of_event_is_said_in_every_language(app: Flask, language: str
     for kind in KINDS:
         for sentence in (english[kind], said[kind]):
             assert sentence != kind and "%(" not in sentence and sentence.endswith("."), sentence
+            assert ".." not in sentence, sentence  # a date ending "г." closed no sentence
         assert said[kind] != english[kind], (kind, said[kind])  # in the language
 
 

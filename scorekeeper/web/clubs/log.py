@@ -82,7 +82,7 @@ def said(entry: club_trail.Entry) -> Markup:
         return _sentence(_("Changed the settings: %(changes)s."), changes=changed)
     if kind == club_trail.SEASON_ADDED:
         return _sentence(
-            _("Added the season %(name)s, %(starts)s – %(ends)s."),
+            _("Added the season %(name)s (%(starts)s – %(ends)s)."),
             name=d.get("name", ""),
             starts=_day(d.get("starts_on")),
             ends=_day(d.get("ends_on")),
