@@ -1,8 +1,8 @@
 """The club's log: every change an owner makes to the club itself (settings, seasons,
-roles, members, invitation and reset links), a member joining, and the command line's
-owner, each kept with who and when, in the same transaction as the change; shown to the
-club's owners only, newest first, in the reader's language; exported and imported with
-the club, deleted with it."""
+roles, members, invitation and reset links), a member joining, the command line's owner
+and a finished club match reopened, each kept with who and when, in the same transaction
+as the change; shown to the club's owners only, newest first, in the reader's language;
+exported and imported with the club, deleted with it."""
 
 from __future__ import annotations
 
