@@ -290,6 +290,26 @@ def test_two_sides_at_twice_the_text_size_do_not_scroll_sideways(page: Any) -> N
     assert hint.evaluate("e => e.getClientRects().length") > 1  # on more than one line
 
 
+def test_the_live_score_names_each_side_whole_on_a_narrow_phone(page: Any) -> None:
+    """The live deal score's column heads were cut with "…" to fit: at 360 px three sides
+    "Ann Baker", "Ann Brown" and "Ann Carter" all read "Ann…", so nobody could tell which
+    score was whose. A head breaks between words now, and the page still fits."""
+    names = ["Ann Baker", "Ann Brown", "Ann Carter"]
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto("/matches/new?rules=classic&layout=1%2B1%2B1")
+    for i, name in enumerate(names):
+        page.fill(f"#side_{i}_player_0", name)
+    page.get_by_role("button", name="Start the match").click()
+    expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
+    page.fill("#sides-0-melded_points", "120")
+    expect(page.locator("#preview tfoot")).to_contain_text("+120")
+    heads = page.locator("#preview thead th[scope=col]")
+    assert heads.all_inner_texts() == names
+    for i in range(3):  # all of each name is shown, none cut off at its column's edge
+        assert heads.nth(i).evaluate("e => e.scrollWidth <= e.clientWidth")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+
 @pytest.mark.parametrize(
     ("layout", "names"),
     [
