@@ -17,7 +17,8 @@
 
   /* The −/+ buttons of each stepper of a form that names them (data-step-less/-more):
      made here, since they work only with this script; named "− one less: <row>, <side>"
-     from the labels the number field is labelled by. */
+     from the labels the number field is labelled by. Out of the Tab order: a keyboard
+     types the number, or steps it with the arrow keys, so a stepper is one stop, not 3. */
   function addSteps(root) {
     if (!root || !root.querySelectorAll) return;
     root.querySelectorAll(".stepper-controls > input.count").forEach(function (input) {
@@ -31,6 +32,7 @@
         var b = document.createElement("button");
         b.type = "button";
         b.className = "step";
+        b.tabIndex = -1;
         b.dataset.step = step;
         b.setAttribute("aria-controls", input.id);
         b.setAttribute("aria-label", template.replace("{what}", names[0]).replace("{side}", names[1] || ""));

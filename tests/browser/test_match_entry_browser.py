@@ -290,6 +290,23 @@ def test_two_sides_at_twice_the_text_size_do_not_scroll_sideways(page: Any) -> N
     assert hint.evaluate("e => e.getClientRects().length") > 1  # on more than one line
 
 
+def test_a_stepper_is_one_tab_stop_and_its_buttons_still_tap(page: Any) -> None:
+    """From the keyboard a stepper was three stops (−, the number, +): 34 Tabs more to
+    cross a two-sided sheet. Tab goes from number to number now; the number steps with
+    the arrow keys, and the buttons still change it when tapped."""
+    start_match(page)
+    first = page.locator("#sides-0-books_clean")
+    first.focus()
+    page.keyboard.press("Tab")
+    expect(page.locator("#sides-1-books_clean")).to_be_focused()
+    page.keyboard.press("ArrowUp")
+    expect(page.locator("#sides-1-books_clean")).to_have_value("1")
+    page.locator("#sides-0-books_clean ~ button.step").click()  # the + after it
+    expect(first).to_have_value("1")
+    assert page.locator("button.step").count() > 0
+    assert page.locator("button.step:not([tabindex='-1'])").count() == 0
+
+
 def test_the_live_score_names_each_side_whole_on_a_narrow_phone(page: Any) -> None:
     """The live deal score's column heads were cut with "…" to fit: at 360 px three sides
     "Ann Baker", "Ann Brown" and "Ann Carter" all read "Ann…", so nobody could tell which
