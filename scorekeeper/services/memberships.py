@@ -231,6 +231,7 @@ def link_player(member: Membership, player: Player | None, *, actor: Actor = NOB
     """Say which of the club's players this account is (or none)."""
     if player is not None and player.club_id != member.club_id:
         raise AccountError([Problem("player", _("This player is not in the club."))])
+    _in_turn(member)  # two tabs at once: the second's "before" is the first's player
     before = member.player_id
     member.player_id = player.id if player else None
     if member.player_id != before:
@@ -336,13 +337,16 @@ def accept(invitation: Invitation, account: Account) -> Membership | None:
 
 
 def revoke(club: Club, invitation_public_id: str, *, actor: Actor = NOBODY) -> None:
-    """Make one of the club's invitation links stop working."""
+    """Make one of the club's invitation links stop working. Read under the club's lock:
+    two tabs stopping it at once stop it, and log it, once (a join meanwhile takes the
+    same lock, so the uses left are the ones it left)."""
     if not is_public_id(invitation_public_id):
         return
+    locks.lock_club(db.session, club.id)
     row = db.session.scalar(
-        select(Invitation).where(
-            Invitation.club_id == club.id, Invitation.public_id == invitation_public_id
-        )
+        select(Invitation)
+        .where(Invitation.club_id == club.id, Invitation.public_id == invitation_public_id)
+        .execution_options(populate_existing=True)
     )
     if row is not None and row.uses_left > 0:
         club_trail.record(

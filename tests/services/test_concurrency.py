@@ -631,3 +631,67 @@ def test_two_people_joining_by_a_link_for_one_spend_it_once(app: Flask, club_id:
                 )
             )
             db.session.commit()
+
+
+def test_two_tabs_changing_one_member_or_link_are_logged_each_from_what_the_other_left(
+    app: Flask, club_id: int
+) -> None:
+    # Two owner tabs stop one invitation link, or say which player one member is, at the
+    # same moment: without the club's lock each read the link (the member) before the
+    # other's change, and the club's log said the link was stopped twice, or named the
+    # same player as "before" in both lines.
+    from scorekeeper.models import ClubEvent, Player
+    from scorekeeper.services import club_trail
+
+    with app.app_context():
+        club = db.session.get(Club, club_id)
+        assert club is not None
+        public_id = str(club.public_id)
+        players = [p.public_id for p in club.players[:2]]
+    give_role(app, public_id, "member_m", "member")
+    with app.app_context():
+        member = str(accounts.find("member_m").public_id)  # type: ignore[union-attr]
+
+    def logged(kind: str) -> list[dict[str, Any]]:
+        rows = db.session.scalars(
+            select(ClubEvent).where(ClubEvent.club_id == club_id, ClubEvent.kind == kind)
+        )
+        return [dict(row.details) for row in rows]
+
+    for _ in range(ROUNDS):
+        with app.app_context():
+            club = db.session.get(Club, club_id)
+            keeper = accounts.find("keeper")
+            link, _token = memberships.invite(club, keeper, "member", 3)  # type: ignore[arg-type]
+            link_id, stopped = str(link.public_id), len(logged(club_trail.INVITATION_REVOKED))
+
+        def stop(link: str) -> Step:
+            def step(client: FlaskClient, barrier: threading.Barrier) -> None:
+                barrier.wait(timeout=30)
+                answer = client.post(f"/c/{public_id}/invitations/{link}/revoke")
+                assert answer.status_code == 303, answer.status_code
+
+            return step
+
+        def link_to(player: str) -> Step:
+            def step(client: FlaskClient, barrier: threading.Barrier) -> None:
+                barrier.wait(timeout=30)
+                answer = client.post(f"/c/{public_id}/members/{member}", data={"player": player})
+                assert answer.status_code == 303, answer.status_code
+
+            return step
+
+        _race(app, stop(link_id), stop(link_id))
+        _race(app, link_to(players[0]), link_to(players[1]))
+        with app.app_context():
+            assert len(logged(club_trail.INVITATION_REVOKED)) == stopped + 1
+            *_, first, second = logged(club_trail.PLAYER_LINKED)
+            assert second["before"] == first["player"], (first, second)
+            names = {p.name for p in db.session.scalars(select(Player))}
+            assert {first["player"], second["player"]} <= names
+            db.session.execute(
+                update(Membership)
+                .where(Membership.club_id == club_id, Membership.role == "member")
+                .values(player_id=None)
+            )
+            db.session.commit()
