@@ -14,6 +14,14 @@ from ..i18n import translate_problem as tr
 from ..matches.fields import IntegerText, WholeRange, no_control_characters
 from ..matches.forms import rule_choices
 
+#: The club's settings as the settings page labels them (the club's log names them so).
+SETTING_LABELS = {
+    "name": _l("Club name"),
+    "default_rules": _l("Rules the club plays"),
+    "min_games": _l("Games needed to be ranked"),
+    "visibility": _l("Who can see the standings, player pages and club night"),
+}
+
 #: Who may read a club, as the settings say it (the club's log says it the same way).
 VISIBILITY = {
     "members": _l("Only the club's members (they log in)"),
@@ -25,12 +33,14 @@ class ClubForm(FlaskForm):
     """A new club, or its settings."""
 
     name = StringField(
-        _l("Club name"),
+        SETTING_LABELS["name"],
         [InputRequired(_l("Give the club a name.")), Length(max=80), no_control_characters],
     )
-    default_rules = SelectField(_l("Rules the club plays"), choices=rule_choices, default="classic")
+    default_rules = SelectField(
+        SETTING_LABELS["default_rules"], choices=rule_choices, default="classic"
+    )
     min_games = IntegerText(
-        _l("Games needed to be ranked"),
+        SETTING_LABELS["min_games"],
         [
             InputRequired(_l("Enter a whole number from 0 to 100.")),
             WholeRange(0, 100, _l("Enter a whole number from 0 to 100.")),
@@ -39,7 +49,7 @@ class ClubForm(FlaskForm):
         render_kw={"inputmode": "numeric"},
     )
     visibility = SelectField(
-        _l("Who can see the standings, player pages and club night"),
+        SETTING_LABELS["visibility"],
         choices=[SelectChoice(value, words) for value, words in VISIBILITY.items()],
         default="members",
     )

@@ -10,7 +10,6 @@ from typing import Any
 from flask import Response, request, url_for
 from flask_babel import format_date, ngettext
 from flask_babel import gettext as _
-from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 
 from ...engine import PRESETS
@@ -28,14 +27,6 @@ from .views import bp, club_or_404
 #: The largest id a row may have (a signed 64-bit integer): a larger ``before`` cannot
 #: even be sent to SQLite.
 LAST_ID = 2**63 - 1
-
-#: The settings a "settings" event names, as the settings form labels them.
-SETTINGS = {
-    "name": _l("Club name"),
-    "default_rules": _l("Rules the club plays"),
-    "min_games": _l("Games needed to be ranked"),
-    "visibility": _l("Who can see the standings, player pages and club night"),
-}
 
 
 @bp.get("/c/<club_id>/log")
@@ -76,7 +67,7 @@ def said(entry: club_trail.Entry) -> Markup:
         return _sentence(_("Started the club: %(settings)s."), settings=_settings_text(d))
     if kind == club_trail.SETTINGS:
         changed = "; ".join(
-            f"{SETTINGS.get(key, key)}: {_setting(key, old)} → {_setting(key, new)}"
+            f"{forms.SETTING_LABELS.get(key, key)}: {_setting(key, old)} → {_setting(key, new)}"
             for key, old, new in d.get("changes", [])
         )
         return _sentence(_("Changed the settings: %(changes)s."), changes=changed)
@@ -164,7 +155,10 @@ def _sentence(template: str, **values: Any) -> Markup:
 
 
 def _settings_text(details: dict[str, Any]) -> str:
-    return "; ".join(f"{SETTINGS[key]}: {_setting(key, details.get(key))}" for key in SETTINGS)
+    return "; ".join(
+        f"{forms.SETTING_LABELS[key]}: {_setting(key, details.get(key))}"
+        for key in forms.SETTING_LABELS
+    )
 
 
 def _setting(key: str, value: Any) -> str:
