@@ -147,6 +147,11 @@ def _owners(club: Club) -> int:
     )
 
 
+def is_last_owner(member: Membership) -> bool:
+    """Whether the member is their club's only owner (who may not leave it ownerless)."""
+    return member.role == "owner" and _owners(member_club(member)) <= 1
+
+
 def _last_owner() -> AccountError:
     message = _("A club needs an owner: make someone else owner first.")
     return AccountError([Problem("role", message)])
@@ -177,14 +182,17 @@ def set_role(member: Membership, role: str, *, actor: Actor = NOBODY) -> None:
     db.session.commit()
 
 
-def remove(member: Membership, *, actor: Actor = NOBODY) -> None:
-    """Take the account out of the club; the last owner cannot be removed. The reset links
-    made for the account go with it (an owner made them as its club's owner)."""
+def remove(member: Membership, *, actor: Actor = NOBODY, leaving: bool = False) -> None:
+    """Take the account out of the club (``leaving``: the account leaves by itself); the
+    last owner cannot be removed, nor leave. The reset links made for the account go with
+    it (an owner made them as its club's owner)."""
     _in_turn(member)
-    if member.role == "owner" and _owners(member_club(member)) <= 1:
+    if is_last_owner(member):
         raise _last_owner()
     db.session.execute(delete(PasswordReset).where(PasswordReset.account_id == member.account_id))
-    _log(member, club_trail.MEMBER_REMOVED, actor, role=member.role)
+    # the log says "left" for one who left, "took out" for one an owner took out
+    extra = {"left": True} if leaving else {}
+    _log(member, club_trail.MEMBER_REMOVED, actor, role=member.role, **extra)
     db.session.delete(member)
     db.session.commit()
 

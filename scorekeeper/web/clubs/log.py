@@ -116,6 +116,12 @@ def said(entry: club_trail.Entry) -> Markup:
             before=role_label(d.get("before", "")),
             after=role_label(d.get("after", "")),
         )
+    if kind == club_trail.MEMBER_REMOVED and d.get("left"):
+        return _sentence(
+            _("%(member)s (%(role)s) left the club."),
+            member=d.get("member", ""),
+            role=role_label(d.get("role", "")),
+        )
     if kind == club_trail.MEMBER_REMOVED:
         return _sentence(
             _("Took %(member)s (%(role)s) out of the club."),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, abort, flash, redirect, request, url_for
+from flask import Response, abort, flash, redirect, request, session, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
@@ -176,6 +176,42 @@ def delete(club_id: str) -> Response:
         flash(_("Deleted %(name)s.", name=name), "success")
         return redirect(url_for(".index"), 303)
     return render("clubs/delete.html", "clubs/delete.html", club=club, form=form, error="")
+
+
+@bp.route("/c/<club_id>/leave", methods=["GET", "POST"])
+@authz.club("member")
+def leave(club_id: str) -> Response:
+    """Confirm, then leave the club (any member; its only owner is told how to hand it on).
+    The club's history stays as it is; this phone forgets the pages it kept for offline
+    use, the club's members-only ones among them, as logging out does."""
+    club = club_or_404(club_id)
+    member = memberships.membership(current_user, club)
+    if member is None:  # left in another tab meanwhile
+        abort(404)
+    form = ActionForm()
+    error = ""
+    if request.method == "POST" and form.validate():
+        name = club.name
+        try:
+            memberships.remove(member, actor=current_actor(), leaving=True)
+        except accounts.AccountError as refused:
+            error = " ".join(tr(p) for p in refused.problems)
+        else:
+            session["clear_offline"] = True
+            flash(_("You left %(name)s.", name=name), "info")
+            return redirect(url_for("auth.account"), 303)
+    response = render(
+        "clubs/leave.html",
+        "clubs/leave.html",
+        invalid_status() if error else 200,
+        club=club,
+        form=form,
+        role=member.role,
+        last_owner=memberships.is_last_owner(member),
+        error=error,
+    )
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def _invitation(token: str) -> Any:
