@@ -150,3 +150,26 @@ def test_a_member_who_left_is_said_apart_from_one_taken_out(app: Flask, language
         assert sentence(left, "en") == "ana (scorer) left the club."
     else:
         assert sentence(left, language) != sentence(left, "en")
+
+
+def test_taken_out_by_an_owner_while_leaving_is_said_not_an_error(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sqlalchemy import delete
+
+    from scorekeeper.services import memberships
+
+    world = build(app)
+    leave = memberships.remove
+
+    def taken_out_first(member: Membership, **kwargs: object) -> None:
+        # an owner's "take out" committed between this request's read and its turn
+        db.session.execute(delete(Membership).where(Membership.id == member.id))
+        leave(member, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(memberships, "remove", taken_out_first)
+    client = client_as(app, "reader")
+    answer = client.post(f"/c/{world.club}/leave")
+    assert answer.status_code == 303 and answer.headers["Location"] == "/account"
+    assert "This account is no longer in the club." in text(client.get("/account").get_data(True))
+    assert "member_removed" not in [kind for kind, *_rest in events(app, world.club)]

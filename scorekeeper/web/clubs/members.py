@@ -188,6 +188,7 @@ def leave(club_id: str) -> Response:
     member = memberships.membership(current_user, club)
     if member is None:  # left in another tab meanwhile
         abort(404)
+    role, last_owner = member.role, memberships.is_last_owner(member)
     form = ActionForm()
     error = ""
     if request.method == "POST" and form.validate():
@@ -196,6 +197,10 @@ def leave(club_id: str) -> Response:
             memberships.remove(member, actor=current_actor(), leaving=True)
         except accounts.AccountError as refused:
             error = " ".join(tr(p) for p in refused.problems)
+            if memberships.membership(current_user, club) is None:  # taken out meanwhile
+                flash(error, "info")
+                return redirect(url_for("auth.account"), 303)
+            last_owner = memberships.is_last_owner(member)  # as read under the club's lock
         else:
             session["clear_offline"] = True
             flash(_("You left %(name)s.", name=name), "info")
@@ -206,8 +211,8 @@ def leave(club_id: str) -> Response:
         invalid_status() if error else 200,
         club=club,
         form=form,
-        role=member.role,
-        last_owner=memberships.is_last_owner(member),
+        role=role,
+        last_owner=last_owner,
         error=error,
     )
     response.headers["Cache-Control"] = "no-store"
