@@ -148,6 +148,11 @@ def authenticate(username: str, password: str) -> Account | None:
     return account
 
 
+def password_matches(account: Account, password: str) -> bool:
+    """Whether ``password`` is the account's (a confirmation of who is at the phone)."""
+    return _verify(account.password_hash, password[:MAX_PASSWORD])
+
+
 def _verify(stored: str, password: str) -> bool:
     try:
         return HASHER.verify(stored, password)
@@ -213,7 +218,7 @@ def end_other_sessions(account: Account, keep: str | None = None) -> None:
 
 def change_password(account: Account, current: str, new: str) -> None:
     """Replace the password; every other log-in of the account ends."""
-    if not _verify(account.password_hash, current[:MAX_PASSWORD]):
+    if not password_matches(account, current):
         raise AccountError([Problem("current", _("This is not your current password."))])
     check_password(new, "new")
     _cancel_resets(account)

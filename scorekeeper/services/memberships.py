@@ -197,6 +197,42 @@ def remove(member: Membership, *, actor: Actor = NOBODY, leaving: bool = False) 
     db.session.commit()
 
 
+def close_account(account: Account, password: str) -> None:
+    """Close the account, confirmed by its password: it leaves each of its clubs (each
+    club's log says so, as leaving by itself does), its log-ins and reset links end, and
+    it is deleted. What it did stays, by the name it had: the match histories and club
+    logs keep their names, house rules it saved stay, read-only (anyone may copy them).
+    Refused, changing nothing, for a wrong password or while it is a club's only owner
+    (each such club named). Each club is locked in turn, in id order, as ``remove``
+    does: two owners of one club closing their accounts at once do not leave it
+    ownerless."""
+    if not accounts.password_matches(account, password):
+        raise AccountError([Problem("password", _("This is not your password."))])
+    actor = _actor(account)
+    alone = []
+    for member in sorted(account.memberships, key=lambda m: m.club_id):
+        try:
+            _in_turn(member)
+        except AccountError:  # taken out of the club meanwhile: nothing to leave there
+            continue
+        if is_last_owner(member):
+            alone.append(member_club(member).name)
+        else:
+            _log(member, club_trail.MEMBER_REMOVED, actor, role=member.role, left=True)
+    if alone:
+        db.session.rollback()
+        message = _(
+            "You are the only owner of %(clubs)s: make another member owner first, or "
+            "delete the club.",
+            clubs=", ".join(sorted(alone, key=str.casefold)),
+        )
+        raise AccountError([Problem("password", message)])
+    # memberships, log-ins and reset links go with it (ON DELETE CASCADE); what names it
+    # (trails, logs, house rules, links it made) keeps the name (ON DELETE SET NULL)
+    db.session.execute(delete(Account).where(Account.id == account.id))
+    db.session.commit()
+
+
 def reset_link_refusal(member: Membership) -> str | None:
     """Why an owner of the member's club may not make them a password reset link, or None.
 

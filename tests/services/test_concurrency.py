@@ -583,6 +583,37 @@ def test_two_owners_stepping_down_at_once_leave_the_club_an_owner(app: Flask, cl
             db.session.commit()
 
 
+def test_the_two_owners_leaving_at_once_leave_the_club_an_owner(app: Flask, club_id: int) -> None:
+    # The club's two owners tap "Leave the club" at the same moment: each must count the
+    # other as an owner still there only if the other has not left (the count read under
+    # the club's lock, as role changes do), so one leaves and the other is refused.
+    with app.app_context():
+        public_id = str(db.session.get(Club, club_id).public_id)  # type: ignore[union-attr]
+    give_role(app, public_id, "coowner", "owner")
+    phones = {"keeper": _client(app), "coowner": app.test_client()}
+    log_in(phones["coowner"], "coowner")
+
+    def leave(name: str, answers: list[int]) -> Step:
+        def step(_client: FlaskClient, barrier: threading.Barrier) -> None:
+            barrier.wait(timeout=30)
+            answers.append(phones[name].post(f"/c/{public_id}/leave").status_code)
+
+        return step
+
+    for _ in range(ROUNDS):
+        answers: list[int] = []
+        _race(app, leave("keeper", answers), leave("coowner", answers))
+        with app.app_context():
+            owners = db.session.scalars(
+                select(Account.username)
+                .join(Membership, Membership.account_id == Account.id)
+                .where(Membership.club_id == club_id, Membership.role == "owner")
+            ).all()
+        assert len(owners) == 1 and sorted(answers) == [303, 422], (owners, answers)
+        give_role(app, public_id, "keeper", "owner")  # both owners again
+        give_role(app, public_id, "coowner", "owner")
+
+
 def _join(client: FlaskClient, token: str, barrier: threading.Barrier, answers: list[int]) -> None:
     barrier.wait(timeout=30)
     answers.append(client.post(f"/join/{token}").status_code)

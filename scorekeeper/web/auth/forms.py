@@ -60,6 +60,14 @@ class ChangePasswordForm(FlaskForm):
     )
 
 
+class CloseAccountForm(FlaskForm):
+    password = PasswordField(
+        _l("Your password, to confirm"),
+        [InputRequired(_l("Type your password."))],
+        render_kw={"autocomplete": "current-password"},
+    )
+
+
 class ResetForm(FlaskForm):
     new = PasswordField(
         _l("New password (at least 8 characters)"),

@@ -28,7 +28,7 @@ from flask_wtf.csrf import generate_csrf
 from wtforms import SelectChoice
 
 from ...extensions import limiter, login_manager
-from ...services import accounts
+from ...services import accounts, memberships
 from .. import authz
 from ..i18n import COOKIE, COOKIE_MAX_AGE, LANGUAGES
 from ..i18n import translate_problem as tr
@@ -209,6 +209,32 @@ def account() -> Response:
     return render(
         "auth/account.html", "auth/account.html", status, form=form, language=_language_form()
     )
+
+
+@bp.route("/account/close", methods=["GET", "POST"])
+@authz.signed_in
+def close() -> Response:
+    """Confirm with the password, then close the account (``memberships.close_account``)
+    and log this browser out; the phone forgets the pages it kept for offline use."""
+    form = forms.CloseAccountForm()
+    status = 200
+    if request.method == "POST":
+        if form.validate():
+            try:
+                memberships.close_account(current_user, form.password.data)
+            except accounts.AccountError as error:
+                _apply(form, error)
+            else:
+                logout_user()
+                session.clear()
+                session["clear_offline"] = True
+                _new_csrf_token()
+                flash(_("Your account is closed."), "info")
+                return redirect(url_for("home.index"), 303)
+        status = invalid_status()
+    response = render("auth/close.html", "auth/close.html", status, form=form)
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def _language_choices() -> list[SelectChoice]:
