@@ -211,6 +211,10 @@ def pages(club: Club) -> list[str]:
         f"/c/{club.club_id}/settings",
         f"/c/{club.club_id}/members",
         f"/c/{club.club_id}/matches/new",
+        f"/c/{club.club_id}/log",
+        f"/c/{club.club_id}/leave",  # as the only owner: how to hand the club on
+        "/account",
+        "/account/close",
     ]
 
 
