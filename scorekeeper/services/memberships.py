@@ -209,7 +209,7 @@ def close_account(account: Account, password: str) -> None:
     if not accounts.password_matches(account, password):
         raise AccountError([Problem("password", _("This is not your password."))])
     actor = _actor(account)
-    alone = []
+    alone, logged = [], set()
     for member in sorted(account.memberships, key=lambda m: m.club_id):
         try:
             _in_turn(member)
@@ -219,6 +219,7 @@ def close_account(account: Account, password: str) -> None:
             alone.append(member_club(member).name)
         else:
             _log(member, club_trail.MEMBER_REMOVED, actor, role=member.role, left=True)
+            logged.add(member.club_id)
     if alone:
         db.session.rollback()
         message = _(
@@ -227,8 +228,17 @@ def close_account(account: Account, password: str) -> None:
             clubs=", ".join(sorted(alone, key=str.casefold)),
         )
         raise AccountError([Problem("password", message)])
-    # memberships, log-ins and reset links go with it (ON DELETE CASCADE); what names it
-    # (trails, logs, house rules, links it made) keeps the name (ON DELETE SET NULL)
+    # a club joined since the memberships were read (by an invitation: never as owner)
+    # is left too, and its log says so
+    gone = delete(Membership).where(Membership.account_id == account.id)
+    for club_id, role in db.session.execute(gone.returning(Membership.club_id, Membership.role)):
+        if club_id not in logged:
+            club_trail.record(
+                club_id, club_trail.MEMBER_REMOVED, actor, member=account.username, role=role,
+                left=True,
+            )  # fmt: skip
+    # log-ins and reset links go with it (ON DELETE CASCADE); what names it (trails, logs,
+    # house rules, links it made) keeps the name (ON DELETE SET NULL)
     db.session.execute(delete(Account).where(Account.id == account.id))
     db.session.commit()
 

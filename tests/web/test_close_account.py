@@ -142,3 +142,32 @@ def test_the_only_owners_refusal_is_said_in_every_language(app: Flask, language:
     )
     said = text(refused.get_data(as_text=True))
     assert "Tuesday" in said and "You are the only owner" not in said
+
+
+def test_a_club_joined_while_closing_is_left_too_and_its_log_says_so(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scorekeeper.services import clubs, memberships
+
+    world = build(app)
+    reader = account_id(app, "reader")
+    checked = memberships.is_last_owner
+
+    def joined_meanwhile(member: Membership) -> bool:
+        # an invitation to the other club accepted between the read and the delete
+        if not getattr(joined_meanwhile, "done", False):
+            joined_meanwhile.done = True  # type: ignore[attr-defined]
+            other = clubs.get_club(world.other)
+            assert other is not None
+            db.session.add(Membership(account_id=reader, club_id=other.id, role="scorer"))
+            db.session.flush()
+        return checked(member)
+
+    monkeypatch.setattr(memberships, "is_last_owner", joined_meanwhile)
+    closed = client_as(app, "reader").post("/account/close", data={"password": PASSWORD})
+    assert closed.status_code == 303
+    assert count(app, Membership, account_id=reader) == 0
+    assert events(app, world.other)[-1] == (
+        "member_removed", "reader", {"member": "reader", "role": "scorer", "left": True},
+    )  # fmt: skip
+    assert events(app, world.club)[-1][2] == {"member": "reader", "role": "member", "left": True}
