@@ -41,6 +41,9 @@ class Defaults:
     RATELIMIT_LOGIN_ACCOUNT = "30 per hour"
     RATELIMIT_SIGNUP = "5 per minute;30 per hour"
     RATELIMIT_RESET = "10 per minute;60 per hour"
+    # Tries at the password of the account logged in (changing it, closing the account):
+    # a stolen log-in must not be a way to guess the password
+    RATELIMIT_PASSWORD = "10 per minute;60 per hour"
     RECENT_MATCHES = 10
     PAGE_CACHE_SIZE = 512  # rendered page bodies kept per process (web/page_cache.py); 0: none
     # Server processes serving the database at once: ``serve --workers`` sets it for its

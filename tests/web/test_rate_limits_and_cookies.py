@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from sqlalchemy import select
-from support import PASSWORD, ensure_account, log_in, make_app
+from support import PASSWORD, ensure_account, log_in, make_app, signed_in_client
 
 from scorekeeper.extensions import db
 from scorekeeper.models import RateLimitCount
@@ -44,6 +44,19 @@ def test_signing_up_and_reset_links_are_limited_too(app: Flask) -> None:
              for i in range(3)]  # fmt: skip
     assert codes == [422, 422, 429]
     assert [client.post("/reset/nothing").status_code for _ in range(3)] == [404, 404, 429]
+
+
+def test_tries_at_the_logged_in_accounts_password_are_limited(app: Flask) -> None:
+    # changing the password and closing the account each ask for it: a log-in taken from
+    # someone is not a way to guess their password
+    app.config["RATELIMIT_PASSWORD"] = "2 per minute"
+    client = signed_in_client(app, "ana")
+    wrong = {"current": "not it", "new": "a new password"}
+    assert [client.post("/account", data=wrong).status_code for _ in range(3)] == [422, 422, 429]
+    closing = [client.post("/account/close", data={"password": "no"}) for _ in range(3)]
+    assert [answer.status_code for answer in closing] == [422, 422, 429]
+    assert "Too many tries" in closing[-1].get_data(as_text=True)
+    assert client.get("/account").status_code == 200  # reading the page is not a try
 
 
 def _redis_reachable() -> bool:

@@ -191,6 +191,7 @@ def logout() -> Response:
 
 
 @bp.route("/account", methods=["GET", "POST"])
+@_limit("RATELIMIT_PASSWORD")  # counted before authz: on SQLite its read takes the write lock
 @authz.signed_in
 def account() -> Response:
     """The account's clubs, and a form to change the password."""
@@ -212,6 +213,7 @@ def account() -> Response:
 
 
 @bp.route("/account/close", methods=["GET", "POST"])
+@_limit("RATELIMIT_PASSWORD")  # counted before authz: on SQLite its read takes the write lock
 @authz.signed_in
 def close() -> Response:
     """Confirm with the password, then close the account (``memberships.close_account``)
