@@ -180,13 +180,19 @@ def logout() -> Response:
     """End the session here and on the server."""
     if current_user.is_authenticated:
         accounts.end_session(current_user.session_token)
+    return _logged_out(_("You are logged out."))
+
+
+def _logged_out(message: str) -> Response:
+    """This browser logged out (its session row is gone already), to the home page with
+    ``message``."""
     logout_user()
     session.clear()
     # The next page tells this phone to forget the pages it kept for offline use (a club's
     # members-only pages among them): on a shared phone, nobody reads them after this.
     session["clear_offline"] = True
     _new_csrf_token()
-    flash(_("You are logged out."), "info")
+    flash(message, "info")
     return redirect(url_for("home.index"), 303)
 
 
@@ -227,12 +233,7 @@ def close() -> Response:
             except accounts.AccountError as error:
                 _apply(form, error)
             else:
-                logout_user()
-                session.clear()
-                session["clear_offline"] = True
-                _new_csrf_token()
-                flash(_("Your account is closed."), "info")
-                return redirect(url_for("home.index"), 303)
+                return _logged_out(_("Your account is closed."))
         status = invalid_status()
     response = render("auth/close.html", "auth/close.html", status, form=form)
     response.headers["Cache-Control"] = "no-store"
