@@ -208,8 +208,7 @@ def close_account(account: Account, password: str) -> None:
     ownerless."""
     if not accounts.password_matches(account, password):
         raise AccountError([Problem("password", _("This is not your password."))])
-    actor = _actor(account)
-    alone, logged = [], set()
+    alone = []
     for member in sorted(account.memberships, key=lambda m: m.club_id):
         try:
             _in_turn(member)
@@ -217,9 +216,6 @@ def close_account(account: Account, password: str) -> None:
             continue
         if is_last_owner(member):
             alone.append(member_club(member).name)
-        else:
-            _log(member, club_trail.MEMBER_REMOVED, actor, role=member.role, left=True)
-            logged.add(member.club_id)
     if alone:
         db.session.rollback()
         message = _(
@@ -228,15 +224,14 @@ def close_account(account: Account, password: str) -> None:
             clubs=", ".join(sorted(alone, key=str.casefold)),
         )
         raise AccountError([Problem("password", message)])
-    # a club joined since the memberships were read (by an invitation: never as owner)
-    # is left too, and its log says so
+    # each club's log says it left, from the memberships deleted: a club joined since they
+    # were read above (by an invitation: never as owner) is left and logged too
+    actor, name = _actor(account), account.username
     gone = delete(Membership).where(Membership.account_id == account.id)
     for club_id, role in db.session.execute(gone.returning(Membership.club_id, Membership.role)):
-        if club_id not in logged:
-            club_trail.record(
-                club_id, club_trail.MEMBER_REMOVED, actor, member=account.username, role=role,
-                left=True,
-            )  # fmt: skip
+        club_trail.record(
+            club_id, club_trail.MEMBER_REMOVED, actor, member=name, role=role, left=True
+        )
     # log-ins and reset links go with it (ON DELETE CASCADE); what names it (trails, logs,
     # house rules, links it made) keeps the name (ON DELETE SET NULL)
     db.session.execute(delete(Account).where(Account.id == account.id))
