@@ -56,7 +56,17 @@ from ..engine.standings import (
 )
 from ..models import Club, MatchPlayer, MatchSide, Player, SideResult, StandingLine
 from . import upserts
-from .side_records import ALL_TIME, at_or_after, earlier_than, in_scope, records_of, seats_query
+from .ratings import IN_REQUEST
+from .side_records import (
+    ALL_TIME,
+    Following,
+    at_or_after,
+    earlier_than,
+    following,
+    in_scope,
+    records_of,
+    seats_query,
+)
 
 __all__ = ["ALL_TIME", "PARTNERSHIP", "PLAYER", "read_line", "read_lines", "rebuild", "refresh"]
 
@@ -216,11 +226,20 @@ def _append(
         for kind, keys in ((PLAYER, player_keys), (PARTNERSHIP, partnership_keys))
         for key in keys(record)
     ]
-    newer = (
-        _newer(session, club_id, (day, match_id), [found[:3] for found in wanted])
-        if after.later
-        else [0] * len(wanted)
-    )
+    newer = [0] * len(wanted)
+    if after.later:
+        stored = [found[:3] for found in wanted]
+        counted = None
+        if after.ratings_stale_on is None:
+            # the ratings rate again what follows the match (``ratings.match_finished``):
+            # read it once for both, and count the lines' later games from it when it is
+            # all that follows (or already has each line's cap); else count them apart
+            window = following(session, club_id, (day, match_id), IN_REQUEST)
+            after = replace(after, following=window)
+            counted = _counted(window, match_id, stored)
+        if counted is None:
+            counted = _newer(session, club_id, (day, match_id), stored)
+        newer = counted
     _replace(
         session,
         club_id,
@@ -286,6 +305,9 @@ class Probe:
     ratings_stale_match: int | None
     asked: frozenset[int]
     ratings: dict[int, tuple[float | None, float | None]]
+    #: what follows the match, when the lines read it (a later game, current ratings):
+    #: what the ratings' replay from it rates, not read again
+    following: Following | None = None
 
 
 @functools.lru_cache(maxsize=8)
@@ -351,6 +373,42 @@ def _read_after_statement(players: int) -> Any:
             ),
         )
     )
+
+
+def _counted(
+    window: Following, match_id: int, stored: Sequence[tuple[int, str, Line]]
+) -> list[int] | None:
+    """``_newer``'s counts (each line's games after the match ``window`` starts at, up to
+    one more than its streak) taken from the seats ``window`` read instead of the
+    database: None when the window may end before a count does (more matches follow it,
+    and some line has fewer games in it than its cap)."""
+    seated: dict[int, list[int]] = {}  # each side's players (not its guests)
+    for match, side, _day, _points, player in window.seats:
+        if match != match_id and player is not None:
+            seated.setdefault(side, []).append(player)
+    sides_of: dict[int, list[int]] = {}  # each player's sides
+    for side, players in seated.items():
+        for player in players:
+            sides_of.setdefault(player, []).append(side)
+    counts = []
+    for scope, kind, line in stored:
+        members = (line.key,) if kind == PLAYER else tuple(line.key)
+        # a player's games are their sides; a partnership's, the sides of exactly its
+        # players (as ``_sides_of``)
+        games = sum(
+            1
+            for side in sides_of.get(members[0], ())
+            if (scope == ALL_TIME or window.seasons[side] == scope)
+            and (
+                kind == PLAYER
+                or (len(seated[side]) == len(members) and set(members) <= set(seated[side]))
+            )
+        )
+        cap = line.streak[1] + 1
+        if games < cap and window.upto is not None:
+            return None
+        counts.append(min(games, cap))
+    return counts
 
 
 def _newer(

@@ -43,7 +43,7 @@ from sqlalchemy.dialects import postgresql
 from ..extensions import db
 from ..models import Club, MatchPlayer, Player, RatingPoint, SideResult
 from . import locks, upserts
-from .side_records import at_or_after, earlier_than
+from .side_records import Seat, at_or_after, earlier_than, following
 
 if TYPE_CHECKING:
     from .aggregates import Probe
@@ -94,7 +94,7 @@ def match_finished(
     match_id: int,
     played_on: date,
     was_rated: bool,
-    seats: Sequence[tuple[int, int, date, int, int | None]],
+    seats: Sequence[Seat],
     after: Probe | None = None,
 ) -> None:
     """Rate a finished match: on top of the current ratings when it is the newest, else as
@@ -119,7 +119,7 @@ def match_finished(
         values.update(club=club_id, match=match_id, day=played_on)
         found = db.session.execute(_finished_statement(len(seated)), values).one_or_none()
     if was_rated or found is None or found.later or _stale_of(found) is not None:
-        _changed(club_id, match_id, played_on, found)
+        _changed(club_id, match_id, played_on, found, None if was_rated else after)
         return
     if after is not None and after.asked.issuperset(seated):  # read with the probe
         players = {p: Rated(*after.ratings[p]) for p in seated if p in after.ratings}
@@ -202,16 +202,23 @@ def _rated_on(match_id: Any) -> Any:
     return rated.scalar_subquery().label("rated_on")
 
 
-def _changed(club_id: int, match_id: int, played_on: date, found: Any) -> None:
+def _changed(
+    club_id: int, match_id: int, played_on: date, found: Any, after: Probe | None = None
+) -> None:
     """``match_changed`` once read (``found``: the match's ``rated_on`` and the club's
-    stale ratings, None when the club is gone)."""
+    stale ratings, None when the club is gone; ``after``: the standing lines' probe, with
+    what follows the match if it read that: ``Probe.following``)."""
     rated_on = found.rated_on if found is not None else None
     since = (min(played_on, rated_on) if rated_on else played_on, match_id)
     stale = _stale_of(found)
     if stale is None:
-        # the seats to rate again, read once: more matches than the request rates mean
-        # the club's ratings are brought up to date after the answer instead
-        seats, upto = _first_seats(club_id, since, IN_REQUEST)
+        # the seats to rate again, read once (by the lines' probe, or here): more matches
+        # than the request rates mean the club's ratings are brought up to date after
+        # the answer instead
+        window = after.following if after is not None else None
+        if window is None or window.place != since:
+            window = following(db.session(), club_id, since, IN_REQUEST)
+        seats, upto = window.seats, window.upto
         if upto is None:
             _replay(club_id, since, None, seats)
             return
@@ -225,20 +232,20 @@ def replay_from(
     on again, in order, from each player's last rating before them. Returns where the
     next ones start (None when none is left) and how many were rated."""
     since = (played_on, match_id)
-    seats, upto = _first_seats(club_id, since, limit)
-    return upto, _replay(club_id, since, upto, seats)
+    found = following(db.session(), club_id, since, limit)
+    return found.upto, _replay(club_id, since, found.upto, found.seats)
 
 
 def _replay(
     club_id: int,
     since: tuple[date, int],
     upto: tuple[date, int] | None,
-    seats: Sequence[tuple[int, int, date, int, int | None]],
+    seats: Sequence[Seat],
 ) -> int:
     """Rate again the matches of ``seats`` (as ``_side_rows``': every seat of the club's
     finished matches from ``since`` to before ``upto``, or on when None), from each
     player's last rating before them: how many matches it rated."""
-    by_match: dict[int, list[tuple[int, int, date, int, int | None]]] = {}
+    by_match: dict[int, list[Seat]] = {}
     for row in seats:
         by_match.setdefault(row[0], []).append(row)
     players = _unrate(club_id, since, upto, _rated_again(by_match))
@@ -249,7 +256,7 @@ def _replay(
 
 
 def _rated_again(
-    by_match: dict[int, list[tuple[int, int, date, int, int | None]]],
+    by_match: dict[int, list[Seat]],
 ) -> list[tuple[int, int]]:
     """The (player, match) of every point a replay of ``by_match``'s matches writes (as
     ``_rate`` does: each seated player of a match of two sides or more). A player seated
@@ -371,7 +378,7 @@ def recompute(club_id: int) -> None:
     )
     _mark_stale(club_id, None)
     players = _players(club_id)
-    by_match: dict[int, list[tuple[int, int, date, int, int | None]]] = {}
+    by_match: dict[int, list[Seat]] = {}
     for row in _side_rows(club_id):
         by_match.setdefault(row[0], []).append(row)
     _store([point for sides in by_match.values() for point in _rate(club_id, sides, players)])
@@ -431,46 +438,6 @@ def _window(club_id: int, since: tuple[date, int], upto: tuple[date, int] | None
     if upto is not None:
         values.update(_at("upto", upto))
     return values
-
-
-@functools.lru_cache(maxsize=1)
-def _first_seats_statement() -> Any:
-    """``_first_seats``' statement (``club``, ``since_…``, ``count``): the seats of the
-    club's first ``count`` finished matches from a place on, in rating order. The matches
-    are found along the club's order (one side result a match: its first side), then
-    their seats by match, so nothing after them is read however far back the place is.
-    Built once: building it cost about as much as running it."""
-    first = (
-        select(SideResult.match_id)
-        .where(
-            SideResult.club_id == bindparam("club", type_=Integer),
-            SideResult.position == 0,
-            at_or_after(SideResult, *_place("since")),
-        )
-        .order_by(SideResult.played_on, SideResult.match_id)
-        .limit(bindparam("count", type_=Integer))
-    )
-    return (
-        select(*_SEAT_COLUMNS)
-        .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
-        .where(SideResult.match_id.in_(first.scalar_subquery()))
-        .order_by(*_SEAT_ORDER)
-    )
-
-
-def _first_seats(
-    club_id: int, since: tuple[date, int], count: int
-) -> tuple[list[tuple[int, int, date, int, int | None]], tuple[date, int] | None]:
-    """The seats (as ``_side_rows``') of the club's first ``count`` finished matches from
-    ``since`` on, and where the ones after them start (None when none follows): one
-    statement, which reads one match more than ``count`` to know."""
-    values = {"club": club_id, "count": count + 1, **_at("since", since)}
-    seats = [tuple(row) for row in db.session.execute(_first_seats_statement(), values)]
-    places = list(dict.fromkeys((day, match) for match, _side, day, *_rest in seats))
-    if len(places) <= count:
-        return seats, None  # type: ignore[return-value]
-    upto = places[count]
-    return [seat for seat in seats if (seat[2], seat[0]) < upto], upto  # type: ignore[misc]
 
 
 def _last_before_of(which: Any) -> Any:
@@ -569,7 +536,7 @@ def _keep(players: dict[int, Rated]) -> None:
             session.expire(held, ["rating_mu", "rating_sigma"])
 
 
-#: What ``_side_rows`` and ``_first_seats`` read of a seat, and in what order.
+#: What ``_side_rows`` reads of a seat (``Seat``), and in what order.
 _SEAT_COLUMNS = (
     SideResult.match_id,
     SideResult.side_id,
@@ -589,14 +556,14 @@ _SEATS = (
 )
 
 
-def _side_rows(club_id: int) -> Sequence[tuple[int, int, date, int, int | None]]:
+def _side_rows(club_id: int) -> Sequence[Seat]:
     """(match, side, date, points, player) for every seat of the club's finished matches."""
     return [tuple(row) for row in db.session.execute(_SEATS, {"club": club_id})]  # type: ignore[misc]
 
 
 def _rate(
     club_id: int,
-    seats: Sequence[tuple[int, int, date, int, int | None]],
+    seats: Sequence[Seat],
     players: dict[int, Rated],
 ) -> list[dict[str, Any]]:
     """Rate one match from its seats: each player's new rating (on the player) and the

@@ -7,11 +7,13 @@ arithmetic takes. Used to rebuild and refresh standing lines, and for head-to-he
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, select, tuple_
+from sqlalchemy import ColumnElement, Integer, bindparam, func, select, tuple_
 from sqlalchemy.orm import Session
 
 from ..engine.standings import Opponent, SideRecord
@@ -33,6 +35,79 @@ def at_or_after(model: Any, played_on: date, match_id: int) -> ColumnElement[boo
 def earlier_than(model: Any, played_on: date, match_id: int) -> ColumnElement[bool]:
     """Rows of ``model`` before the match in that order (the rest of ``at_or_after``)."""
     return tuple_(model.played_on, model.match_id) < tuple_(played_on, match_id)
+
+
+#: A seat as the ratings rate it: (match, side, day, the side's points, player or None).
+Seat = tuple[int, int, date, int, int | None]
+
+
+@dataclass(frozen=True)
+class Following:
+    """What follows a place in a club's game order (``following``): the seats of its
+    first finished matches from the place on (the match at the place among them), each
+    seat's side's season, and where the matches after those start (None when none does:
+    ``seats`` is then everything from the place on)."""
+
+    place: tuple[date, int]
+    seats: list[Seat]
+    seasons: dict[int, int | None]  # side id -> season id
+    upto: tuple[date, int] | None
+
+
+def following(session: Session, club_id: int, place: tuple[date, int], count: int) -> Following:
+    """The seats of the club's first ``count`` finished matches from ``place`` on, in
+    the club's order (then side and seat), and where the ones after them start: one
+    statement, which reads one match more than ``count`` to know. What a replay of the
+    ratings from ``place`` rates (``ratings``), and all a late match's standing lines
+    need to count the games after it when nothing else follows (``aggregates``)."""
+    values = {"club": club_id, "count": count + 1, "day": place[0], "match": place[1]}
+    seats: list[Seat] = []
+    seasons: dict[int, int | None] = {}
+    for match, side, day, points, player, season in session.execute(_following(), values):
+        seats.append((match, side, day, points, player))
+        seasons[side] = season
+    places = list(dict.fromkeys((day, match) for match, _side, day, *_rest in seats))
+    if len(places) <= count:
+        return Following(place, seats, seasons, None)
+    upto = places[count]
+    return Following(place, [seat for seat in seats if (seat[2], seat[0]) < upto], seasons, upto)
+
+
+@functools.lru_cache(maxsize=1)
+def _following() -> Any:
+    """``following``'s statement (``club``, ``day``, ``match``, ``count``). The matches
+    are found along the club's order (one side result a match: its first side), then
+    their seats by match, so nothing after them is read however far back the place is.
+    Built once: building it cost about as much as running it."""
+    first = (
+        select(SideResult.match_id)
+        .where(
+            SideResult.club_id == bindparam("club", type_=Integer),
+            SideResult.position == 0,
+            at_or_after(
+                SideResult,
+                bindparam("day", type_=SideResult.played_on.type),
+                bindparam("match", type_=Integer),
+            ),
+        )
+        .order_by(SideResult.played_on, SideResult.match_id)
+        .limit(bindparam("count", type_=Integer))
+    )
+    return (
+        select(
+            SideResult.match_id,
+            SideResult.side_id,
+            SideResult.played_on,
+            SideResult.points_for,
+            MatchPlayer.player_id,
+            SideResult.season_id,
+        )
+        .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
+        .where(SideResult.match_id.in_(first.scalar_subquery()))
+        .order_by(
+            SideResult.played_on, SideResult.match_id, SideResult.position, MatchPlayer.position
+        )
+    )
 
 
 SEAT_COLUMNS = (

@@ -296,17 +296,22 @@ def test_a_match_finished_after_its_players_other_games_reads_no_side_record(ctx
 
 
 def counts_of_newer(monkeypatch) -> list[list[int]]:
-    """What each call of ``aggregates._newer`` (a finishing match's count of each line's
-    games after it) returns, appended to the list returned here."""
+    """Each count of a finishing match's lines' games after it, appended to the list
+    returned here: what ``aggregates._newer`` returns (the count read), or what
+    ``aggregates._counted`` does when it counts them from the games it was given."""
     counted: list[list[int]] = []
-    real = aggregates._newer
 
-    def newer(*args, **kwargs):
-        found = real(*args, **kwargs)
-        counted.append(list(found))
-        return found
+    def recording(real):
+        def count(*args, **kwargs):
+            found = real(*args, **kwargs)
+            if found is not None:
+                counted.append(list(found))
+            return found
 
-    monkeypatch.setattr(aggregates, "_newer", newer)
+        return count
+
+    for name in ("_newer", "_counted"):
+        monkeypatch.setattr(aggregates, name, recording(getattr(aggregates, name)))
     return counted
 
 
@@ -396,6 +401,9 @@ def test_on_postgresql_a_late_match_s_reads_look_up_seats_side_by_side(ctx, monk
             event.remove(db.engine, "before_cursor_execute", record)
 
     monkeypatch.setattr(aggregates, read, reading)
+    # what follows the match not read beside the ratings' (none of it rated in the
+    # request): the lines' games after it are counted by the statement
+    monkeypatch.setattr(aggregates, "IN_REQUEST", 0)
     club = clubs.create_club("Tuesday")
     for week in range(3):
         play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), history_day(week))
@@ -410,7 +418,8 @@ def test_on_postgresql_a_late_match_s_reads_look_up_seats_side_by_side(ctx, monk
 
 def test_the_counts_after_a_place_are_each_line_s_games_after_it_up_to_its_limit(ctx):
     """``_newer``'s counts (one subquery over the lines sent as arrays on PostgreSQL, a
-    subquery a line on SQLite), for players and partnerships of two and three, all-time
+    subquery a line on SQLite), and ``_counted``'s from what follows the place (whenever
+    it gives any), for players and partnerships of two and three, all-time
     and in a season, at every place of a history and with limits from 1 to 9: each is the
     number of the line's games after the place (its own match left out), counted here
     from the club's records, capped at the line's streak and one."""
@@ -440,7 +449,7 @@ def test_the_counts_after_a_place_are_each_line_s_games_after_it_up_to_its_limit
         key=repr,
     )
     assert {len(key) for kind, key in keys if kind == aggregates.PARTNERSHIP} == {2, 3}
-    checked = 0
+    checked = whole = enough = 0
     for match_id in sorted(day_of, key=lambda m: (day_of[m], m)):
         place = (day_of[match_id], match_id)
         stored = [
@@ -462,8 +471,22 @@ def test_the_counts_after_a_place_are_each_line_s_games_after_it_up_to_its_limit
             ]
             expected.append(min(len(after), line.streak[1] + 1))
         assert aggregates._newer(db.session, club.id, place, stored) == expected, place
+        # the same counted from what follows the place, read a few matches at a time: all
+        # that follows, or as much as every count needs, else nothing (counted apart)
+        for count in (1, 3, 8, 30):
+            window = side_records.following(db.session, club.id, place, count)
+            found = aggregates._counted(window, match_id, stored)
+            assert found == (expected if found is not None else None), (place, count)
+            if window.upto is None:
+                assert found == expected, (place, count)
+                whole += 1
+                continue
+            for line, wanted in zip(stored, expected, strict=True):  # line by line
+                alone = aggregates._counted(window, match_id, [line])
+                assert alone in (None, [wanted]), (place, count, line)
+                enough += alone is not None
         checked += sum(expected)
-    assert checked > 100
+    assert checked > 100 and whole > 20 and enough > 20, (checked, whole, enough)
 
 
 def records_of_scope(club_id, scope):
