@@ -56,13 +56,12 @@ from ..engine.standings import (
 )
 from ..models import Club, MatchPlayer, MatchSide, Player, SideResult, StandingLine
 from . import upserts
-from .ratings import IN_REQUEST
+from .ratings import to_rate_again
 from .side_records import (
     ALL_TIME,
     Following,
     at_or_after,
     earlier_than,
-    following,
     in_scope,
     records_of,
     seats_query,
@@ -234,7 +233,7 @@ def _append(
             # the ratings rate again what follows the match (``ratings.match_finished``):
             # read it once for both, and count the lines' later games from it when it is
             # all that follows (or already has each line's cap); else count them apart
-            window = following(session, club_id, (day, match_id), IN_REQUEST)
+            window = to_rate_again(session, club_id, (day, match_id))
             after = replace(after, following=window)
             counted = _counted(window, match_id, stored)
         if counted is None:

@@ -39,11 +39,12 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects import postgresql
+from sqlalchemy.orm import Session
 
 from ..extensions import db
 from ..models import Club, MatchPlayer, Player, RatingPoint, SideResult
 from . import locks, upserts
-from .side_records import Seat, at_or_after, earlier_than, following
+from .side_records import Following, Seat, at_or_after, earlier_than, following
 
 if TYPE_CHECKING:
     from .aggregates import Probe
@@ -216,13 +217,20 @@ def _changed(
         # than the request rates mean the club's ratings are brought up to date after
         # the answer instead
         window = after.following if after is not None else None
-        if window is None or window.place != since:
-            window = following(db.session(), club_id, since, IN_REQUEST)
+        if window is None or (window.place, window.count) != (since, IN_REQUEST):
+            window = to_rate_again(db.session(), club_id, since)
         seats, upto = window.seats, window.upto
         if upto is None:
             _replay(club_id, since, None, seats)
             return
     _mark_stale(club_id, min(since, stale) if stale else since)
+
+
+def to_rate_again(session: Session, club_id: int, since: tuple[date, int]) -> Following:
+    """What a change of the club's history at ``since`` rates again in the request: the
+    seats of the first ``IN_REQUEST`` finished matches from it (``side_records.following``:
+    more follow when its ``upto`` is not None, and they are then rated after the answer)."""
+    return following(session, club_id, since, IN_REQUEST)
 
 
 def replay_from(

@@ -49,6 +49,7 @@ class Following:
     ``seats`` is then everything from the place on)."""
 
     place: tuple[date, int]
+    count: int  # how many matches it reads at most (and one more, to know where they end)
     seats: list[Seat]
     seasons: dict[int, int | None]  # side id -> season id
     upto: tuple[date, int] | None
@@ -68,9 +69,10 @@ def following(session: Session, club_id: int, place: tuple[date, int], count: in
         seasons[side] = season
     places = list(dict.fromkeys((day, match) for match, _side, day, *_rest in seats))
     if len(places) <= count:
-        return Following(place, seats, seasons, None)
+        return Following(place, count, seats, seasons, None)
     upto = places[count]
-    return Following(place, [seat for seat in seats if (seat[2], seat[0]) < upto], seasons, upto)
+    seats = [seat for seat in seats if (seat[2], seat[0]) < upto]
+    return Following(place, count, seats, seasons, upto)
 
 
 @functools.lru_cache(maxsize=1)

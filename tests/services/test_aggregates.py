@@ -25,6 +25,7 @@ from scorekeeper.services import (
     matches,
     player_rows,
     players,
+    ratings,
     side_records,
 )
 from scorekeeper.services.demo import four_deals, play
@@ -401,9 +402,9 @@ def test_on_postgresql_a_late_match_s_reads_look_up_seats_side_by_side(ctx, monk
             event.remove(db.engine, "before_cursor_execute", record)
 
     monkeypatch.setattr(aggregates, read, reading)
-    # what follows the match not read beside the ratings' (none of it rated in the
-    # request): the lines' games after it are counted by the statement
-    monkeypatch.setattr(aggregates, "IN_REQUEST", 0)
+    # what follows the match read no further than the match itself (nothing rated again
+    # in the request): the lines' games after it are counted by the statement
+    monkeypatch.setattr(ratings, "IN_REQUEST", 0)
     club = clubs.create_club("Tuesday")
     for week in range(3):
         play(club, [("Ann", "Bob"), ("Cid", "Dee")], four_deals(500, 300), history_day(week))

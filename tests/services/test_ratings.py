@@ -323,6 +323,27 @@ def test_a_change_far_back_marks_the_ratings_as_updating_and_the_catch_up_replay
     assert len(caught_up[1]) == 4 * 14
 
 
+@pytest.mark.parametrize(("weeks", "in_request"), [(1, True), (2, False)])
+def test_a_night_entered_late_is_rated_again_in_the_request_only_when_few_matches_follow(
+    ctx, monkeypatch, weeks, in_request
+):
+    """A late night's table (one of its players has a later game) rates again, in the
+    request, the matches after it when at most ``IN_REQUEST`` follow (what its standing
+    lines read for their counts, read once and handed on: ``Probe.following``), else only
+    marks the club as updating; the policy is the ratings' own, whatever reads the games
+    after it. Either way the ratings end as a replay from scratch gives them."""
+    monkeypatch.setattr(ratings, "IN_REQUEST", 3)
+    club = clubs.create_club("Tuesday")
+    weekly_history(club, weeks)  # two tables a week: 2 or 4 matches after the late one
+    play(club, [("Ann", "Cid"), ("Bob", "Dee")], four_deals(200, 600), history_day(-1))
+    assert ratings.updating(club.id) is not in_request
+    ratings.catch_up(club.id)
+    caught_up = snapshot(club)
+    ratings.recompute(club.id)
+    db.session.commit()
+    assert snapshot(club) == caught_up and len(caught_up[1]) == 4 * (2 * weeks + 1)
+
+
 @pytest.mark.parametrize("in_request", [0, 2])
 def test_any_order_of_changes_with_deferred_catch_ups_equals_a_replay_from_scratch(
     ctx, monkeypatch, in_request
