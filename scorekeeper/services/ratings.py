@@ -44,7 +44,15 @@ from sqlalchemy.orm import Session
 from ..extensions import db
 from ..models import Club, MatchPlayer, Player, RatingPoint, SideResult
 from . import locks, upserts
-from .side_records import Following, Seat, at_or_after, earlier_than, following
+from .side_records import (
+    SEAT_OF,
+    SEAT_ORDER,
+    Following,
+    Seat,
+    at_or_after,
+    earlier_than,
+    following,
+)
 
 if TYPE_CHECKING:
     from .aggregates import Probe
@@ -544,23 +552,12 @@ def _keep(players: dict[int, Rated]) -> None:
             session.expire(held, ["rating_mu", "rating_sigma"])
 
 
-#: What ``_side_rows`` reads of a seat (``Seat``), and in what order.
-_SEAT_COLUMNS = (
-    SideResult.match_id,
-    SideResult.side_id,
-    SideResult.played_on,
-    SideResult.points_for,
-    MatchPlayer.player_id,
-)
-_SEAT_ORDER = (SideResult.played_on, SideResult.match_id, SideResult.position, MatchPlayer.position)
-
-
 #: ``_side_rows``' statement (``club``).
 _SEATS = (
-    select(*_SEAT_COLUMNS)
+    select(*SEAT_OF)
     .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
     .where(SideResult.club_id == bindparam("club", type_=Integer))
-    .order_by(*_SEAT_ORDER)
+    .order_by(*SEAT_ORDER)
 )
 
 

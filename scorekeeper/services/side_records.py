@@ -39,6 +39,16 @@ def earlier_than(model: Any, played_on: date, match_id: int) -> ColumnElement[bo
 
 #: A seat as the ratings rate it: (match, side, day, the side's points, player or None).
 Seat = tuple[int, int, date, int, int | None]
+#: The columns a ``Seat`` is read from, in its order.
+SEAT_OF = (
+    SideResult.match_id,
+    SideResult.side_id,
+    SideResult.played_on,
+    SideResult.points_for,
+    MatchPlayer.player_id,
+)
+#: Seats in the club's game order (date, then match), then side and seat.
+SEAT_ORDER = (SideResult.played_on, SideResult.match_id, SideResult.position, MatchPlayer.position)
 
 
 @dataclass(frozen=True)
@@ -96,19 +106,10 @@ def _following() -> Any:
         .limit(bindparam("count", type_=Integer))
     )
     return (
-        select(
-            SideResult.match_id,
-            SideResult.side_id,
-            SideResult.played_on,
-            SideResult.points_for,
-            MatchPlayer.player_id,
-            SideResult.season_id,
-        )
+        select(*SEAT_OF, SideResult.season_id)
         .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
         .where(SideResult.match_id.in_(first.scalar_subquery()))
-        .order_by(
-            SideResult.played_on, SideResult.match_id, SideResult.position, MatchPlayer.position
-        )
+        .order_by(*SEAT_ORDER)
     )
 
 
@@ -136,9 +137,7 @@ def seats_query() -> Any:
     return (
         select(*SEAT_COLUMNS)
         .join(MatchPlayer, MatchPlayer.side_id == SideResult.side_id)
-        .order_by(
-            SideResult.played_on, SideResult.match_id, SideResult.position, MatchPlayer.position
-        )
+        .order_by(*SEAT_ORDER)
     )
 
 
