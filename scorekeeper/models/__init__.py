@@ -8,6 +8,7 @@ from .accounts import (
     Membership,
     PasswordReset,
     RateLimitCount,
+    RetiredUsername,
 )
 from .audit import AuditEvent
 from .club_trail import ClubEvent
@@ -53,6 +54,7 @@ __all__ = [
     "Player",
     "RateLimitCount",
     "RatingPoint",
+    "RetiredUsername",
     "RivalTally",
     "SavedRuleSet",
     "Season",

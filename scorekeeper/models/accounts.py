@@ -52,6 +52,17 @@ class Account(db.Model):  # type: ignore[name-defined,misc]
         return self.session_token
 
 
+class RetiredUsername(db.Model):  # type: ignore[name-defined,misc]
+    """The username of a closed account (its casefolded key), which no one may sign up
+    with again: the match trails and club logs keep the name an account had (their
+    ``actor``), and a newcomer taking it would read there as the one who did it."""
+
+    __tablename__ = "retired_usernames"
+
+    username_key: Mapped[str] = mapped_column(String(FOLDED_KEY), primary_key=True)
+    retired_at: Mapped[datetime] = mapped_column(db.DateTime(timezone=True), default=utcnow)
+
+
 class AccountSession(db.Model):  # type: ignore[name-defined,misc]
     """One log-in on one browser; the cookie holds the token, this row its hash."""
 

@@ -28,7 +28,7 @@ from sqlalchemy.orm import joinedload
 from ..engine import Problem
 from ..engine.errors import EngineError
 from ..extensions import db
-from ..models import Account, AccountSession, PasswordReset, utcnow
+from ..models import Account, AccountSession, PasswordReset, RetiredUsername, utcnow
 
 MIN_PASSWORD = 8
 MAX_PASSWORD = 128
@@ -114,6 +114,18 @@ def sign_up(username: str, password: str) -> Account:
     taken = AccountError([Problem("username", _("This username is taken; choose another."))])
     if find(name) is not None:
         raise taken
+    if db.session.get(RetiredUsername, username_key(name)) is not None:
+        raise AccountError(
+            [
+                Problem(
+                    "username",
+                    _(
+                        "This username belonged to an account that was closed, and the"
+                        " clubs' logs still name it; choose another."
+                    ),
+                )
+            ]
+        )
     if _looks_like_another(name):
         raise AccountError(
             [
@@ -132,6 +144,12 @@ def sign_up(username: str, password: str) -> Account:
         db.session.rollback()
         raise taken from None
     return account
+
+
+def retire_username(account: Account) -> None:
+    """Keep the username of an account being closed from being signed up with again: the
+    logs name it (their ``actor``), and a newcomer under it would read as its owner."""
+    db.session.merge(RetiredUsername(username_key=account.username_key))
 
 
 def authenticate(username: str, password: str) -> Account | None:

@@ -58,6 +58,8 @@ EXPORTED: dict[str, frozenset[str]] = {
     # leave every club without a working owner. The hashes are made to withstand being
     # read (salted, memory-hard), but an export file is as private as the database itself.
     "accounts": frozenset(),
+    # the names of closed accounts, which the logs above keep and no one may sign up with
+    "retired_usernames": frozenset(),
     "memberships": frozenset(),  # who owns, scores and reads each club
 }
 

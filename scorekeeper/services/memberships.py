@@ -200,8 +200,9 @@ def remove(member: Membership, *, actor: Actor = NOBODY, leaving: bool = False) 
 def close_account(account: Account, password: str) -> None:
     """Close the account, confirmed by its password: it leaves each of its clubs (each
     club's log says so, as leaving by itself does), its log-ins and reset links end, and
-    it is deleted. What it did stays, by the name it had: the match histories and club
-    logs keep their names, house rules it saved stay, read-only (anyone may copy them).
+    it is deleted. What it did stays, by the name it had, which no one may sign up with
+    again: the match histories and club logs keep their names, house rules it saved stay,
+    read-only (anyone may copy them).
     Refused, changing nothing, for a wrong password or while it is a club's only owner
     (each such club named). Each club is locked in turn, in id order, as ``remove``
     does: two owners of one club closing their accounts at once do not leave it
@@ -233,7 +234,9 @@ def close_account(account: Account, password: str) -> None:
             club_id, club_trail.MEMBER_REMOVED, actor, member=name, role=role, left=True
         )
     # log-ins and reset links go with it (ON DELETE CASCADE); what names it (trails, logs,
-    # house rules, links it made) keeps the name (ON DELETE SET NULL)
+    # house rules, links it made) keeps the name (ON DELETE SET NULL), which no one may
+    # sign up with again
+    accounts.retire_username(account)
     db.session.execute(delete(Account).where(Account.id == account.id))
     db.session.commit()
 

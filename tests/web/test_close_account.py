@@ -15,7 +15,7 @@ from support import PASSWORD, account_id, give_role, log_in
 from test_club_log import events
 
 from scorekeeper.extensions import db
-from scorekeeper.models import Account, AccountSession, Membership, SavedRuleSet
+from scorekeeper.models import Account, AccountSession, Membership, RetiredUsername, SavedRuleSet
 
 
 def text(page: str) -> str:
@@ -171,3 +171,63 @@ def test_a_club_joined_while_closing_is_left_too_and_its_log_says_so(
         "member_removed", "reader", {"member": "reader", "role": "scorer", "left": True},
     )  # fmt: skip
     assert events(app, world.club)[-1][2] == {"member": "reader", "role": "member", "left": True}
+
+
+def test_a_closed_accounts_username_cannot_be_signed_up_with_again(app: Flask) -> None:
+    # The club's log still says "reader (member) left the club.": someone signing up as
+    # "reader" afterwards would read there (and in the match trails) as its author.
+    world = build(app)
+    client_as(app, "reader").post("/account/close", data={"password": PASSWORD})
+    assert count(app, RetiredUsername, username_key="reader") == 1
+    before = snapshot(app)
+    for name in ("reader", "READER", "  Reader "):
+        answer = app.test_client().post("/signup", data={"username": name, "password": PASSWORD})
+        page = answer.get_data(as_text=True)
+        assert answer.status_code == 422
+        said = text(page)
+        assert "This username belonged to an account that was closed" in said
+        # said beside the username field, which keeps what was typed
+        assert re.search(r'id="username-errors"[^>]*><li>This username belonged', page)
+        assert snapshot(app) == before
+    assert "reader (member) left the club." in text(
+        client_as(app, "owner").get(f"/c/{world.club}/log").get_data(as_text=True)
+    )
+    # another name is free, and an account still open keeps its own name to itself
+    fresh = app.test_client().post("/signup", data={"username": "reader2", "password": PASSWORD})
+    assert fresh.status_code == 303
+    taken = app.test_client().post("/signup", data={"username": "owner", "password": PASSWORD})
+    assert "This username is taken" in taken.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("language", ["bs", "cs", "ru"])
+def test_a_retired_username_is_refused_in_every_language(app: Flask, language: str) -> None:
+    build(app)
+    client_as(app, "reader").post("/account/close", data={"password": PASSWORD})
+    answer = app.test_client().post(
+        "/signup",
+        data={"username": "reader", "password": PASSWORD},
+        headers={"Accept-Language": language},
+    )
+    said = text(answer.get_data(as_text=True))
+    assert answer.status_code == 422 and "This username belonged" not in said
+    closing = client_as(app, "scorer").get("/account/close", headers={"Accept-Language": language})
+    assert "no one can sign up with it again" not in text(closing.get_data(as_text=True))
+
+
+def test_a_retired_username_travels_with_an_export(app: Flask) -> None:
+    import json
+
+    from scorekeeper.services import accounts, data_export, data_import
+    from scorekeeper.services.accounts import AccountError
+
+    build(app)
+    client_as(app, "reader").post("/account/close", data={"password": PASSWORD})
+    with app.app_context():
+        doc = json.loads(data_export.dumps(data_export.document()))
+        assert [row["username_key"] for row in doc["tables"]["retired_usernames"]] == ["reader"]
+        db.session.remove()
+        db.drop_all()
+        db.create_all()
+        data_import.load(data_import.parse(doc, "club.json"))
+        with pytest.raises(AccountError, match="belonged to an account that was closed"):
+            accounts.sign_up("Reader", PASSWORD)
