@@ -15,6 +15,7 @@ and two sides of two with short names.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -178,8 +179,8 @@ def problems_on(page: Any, label: str, club: NarrowClub, *, names_may_break: boo
     width = page.evaluate("document.documentElement.scrollWidth")
     small = page.evaluate(SMALL_TARGETS)
     if path == f"/m/{club.threes_id}":
-        # three steppers a row: the number between a stepper's two 44 px keys is narrower
-        # (24 px at 390 px in English too; the keys are the targets): a design question
+        # three steppers a row: where − 0 + fit a column, the number between the two 44 px
+        # keys is narrower (24 px at 390 px in English; the keys are the targets)
         small = [s for s in small if not (s[0] == "INPUT" and s[1].startswith("sides-"))]
     broken = [w for w in page.evaluate(BROKEN_WORDS) if len(w) < SHORT_WORD]
     if names_may_break or path in standings(club):
@@ -223,3 +224,47 @@ def test_the_rules_card_and_editor_fit_a_phone_with_text_at_200_percent(
     page.goto(path)
     page.evaluate("document.documentElement.style.setProperty('font-size', '200%', 'important')")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+#: Each stepper of the page's rows: its box, and the boxes of its keys and its number.
+STEPPERS = """() => [...document.querySelectorAll('.sheet .stepper-controls')].map(c => {
+  const box = e => {
+    const b = e.getBoundingClientRect();
+    return [b.left, b.right, b.top, b.bottom];
+  };
+  return {row: c.closest('.sheet-row').querySelector('.row-head, legend').textContent.trim(),
+          box: box(c), parts: [...c.children].map(e => [e.tagName, ...box(e)])};
+})"""
+
+
+@pytest.mark.parametrize(
+    ("width", "text"), [(360, "100%"), (390, "130%"), (390, "200%"), (412, "200%"), (360, "200%")]
+)
+def test_three_sides_steppers_stay_in_their_columns_with_text_enlarged(
+    page: Any, narrow_club: NarrowClub, width: int, text: str
+) -> None:
+    """Three sides' − 0 + took 44 + 24 + 44 px in columns of 102 px at 360 px (running 10 px
+    into the next column) and of 95 px at 390 px with text at 200 % (the page 405 px wide).
+    Where a column is too narrow, the number takes a line and − and + share the one under
+    it; every key stays a 44 px target and a tap still counts."""
+    page.set_viewport_size({"width": width, "height": 844})
+    log_in(page)
+    page.goto(f"/m/{narrow_club.threes_id}")
+    page.evaluate(f"document.documentElement.style.fontSize = '{text}'")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    steppers = page.evaluate(STEPPERS)
+    assert len(steppers) >= 3 * 5, steppers  # books, red threes and cards left, three sides
+    rows: dict[str, list[Any]] = {}
+    for stepper in steppers:
+        left, right, _top, _bottom = stepper["box"]
+        for tag, p_left, p_right, p_top, p_bottom in stepper["parts"]:
+            assert left - 0.5 <= p_left and p_right <= right + 0.5, stepper  # inside its column
+            if tag == "BUTTON":
+                assert p_right - p_left >= 44 and p_bottom - p_top >= 44, stepper
+        rows.setdefault(stepper["row"], []).append(stepper["box"])
+    for row, boxes in rows.items():
+        assert len(boxes) == 3, row
+        assert all(a[1] <= b[0] for a, b in itertools.pairwise(boxes)), (row, boxes)
+    plus = page.locator(".sheet .stepper-controls").first.locator("button").last
+    plus.click()
+    assert page.locator(".sheet .stepper-controls input").first.input_value() == "1"
