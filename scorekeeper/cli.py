@@ -23,6 +23,7 @@ from .cli_commands import (
     migrate,
     migrate_database,
     migrated_app,
+    release_username,
     reset_link,
     seed_demo,
     serve,
@@ -285,6 +286,21 @@ def build_parser() -> argparse.ArgumentParser:
     reset.add_argument("username", help=_("the account's username"))
     _add_where(reset, _("where 'scorekeeper serve' listens"))
     reset.set_defaults(handler=reset_link)
+    release = commands.add_parser(
+        "release-username",
+        help=_("let a closed account's username be signed up with again"),
+        description=fill(
+            _(
+                "A closed account's username is kept from sign-up, because the clubs' logs"
+                " and match histories still name it. For the same person coming back, this"
+                " frees it: whoever signs up with it next reads in those logs as its owner."
+            )
+        ),
+        epilog=fill(examples + "\n  scorekeeper release-username ana"),
+        formatter_class=formatter,
+    )
+    release.add_argument("username", help=_("the closed account's username"))
+    release.set_defaults(handler=release_username)
     rate = commands.add_parser(
         "ratings",
         help=_("bring club ratings up to date and exit"),

@@ -308,6 +308,41 @@ def reset_link(args: argparse.Namespace) -> None:
     print("\n".join(lines + _answered_at(path, args.host, args.port, base)))
 
 
+def release_username(args: argparse.Namespace) -> None:
+    """Let a closed account's username be signed up with again (README "Accounts")."""
+    from .engine.errors import phrase
+    from .services import accounts
+
+    app = migrated_app()
+    with app.app_context():
+        if accounts.find(args.username) is not None:
+            raise CommandError(
+                say(
+                    phrase(
+                        "An account is called %(username)s: only a closed account's"
+                        " username is kept from sign-up.",
+                        username=repr(args.username),
+                    )
+                )
+            )
+        if not accounts.release_username(args.username):
+            raise CommandError(
+                say(
+                    phrase(
+                        "No closed account was called %(username)s: anyone may sign up with it.",
+                        username=repr(args.username),
+                    )
+                )
+            )
+    print(
+        _(
+            "%(username)s may be signed up with again. The clubs' logs and match histories"
+            " that name it will read as whoever signs up with it.",
+            username=repr(args.username),
+        )
+    )
+
+
 def club_owner(args: argparse.Namespace) -> None:
     """Give a club (one made before accounts, say) an owner; see README "Clubs"."""
     from .services import memberships

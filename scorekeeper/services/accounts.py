@@ -152,6 +152,16 @@ def retire_username(account: Account) -> None:
     db.session.merge(RetiredUsername(username_key=account.username_key))
 
 
+def release_username(username: str) -> bool:
+    """Let a retired username be signed up with again (the person who runs the server, for
+    someone who closed their account and comes back); whether it was retired."""
+    gone = db.session.execute(
+        delete(RetiredUsername).where(RetiredUsername.username_key == username_key(username))
+    )
+    db.session.commit()
+    return bool(gone.rowcount)
+
+
 def authenticate(username: str, password: str) -> Account | None:
     """The account if the password is right (re-hashed if the parameters changed)."""
     account = find(username)

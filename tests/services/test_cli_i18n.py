@@ -668,3 +668,40 @@ def test_reset_link_makes_a_one_time_link_for_any_account_in_the_environments_la
         accounts.use_reset(reset, "a brand new password")
         assert accounts.authenticate("ana", "a brand new password") is not None
         db.session.remove()
+
+
+def test_release_username_frees_a_closed_accounts_name_and_nothing_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The person who runs the server, for someone who closed their account and comes back.
+    from sqlalchemy import func, select
+
+    from scorekeeper.extensions import db
+    from scorekeeper.models import RetiredUsername
+    from scorekeeper.services import accounts, memberships
+    from scorekeeper.services.accounts import AccountError
+
+    app = _migrated_with_ana(tmp_path, monkeypatch)
+    err = refused_in("ru", ["release-username", "ANA"], monkeypatch, capsys)
+    assert "'ANA'" in err and "An account is called" not in err  # an open account's name
+    with app.app_context():
+        ana = accounts.find("ana")
+        assert ana is not None
+        memberships.close_account(ana, "a long enough password")
+        db.session.remove()
+    err = refused_in("cs", ["release-username", "bo"], monkeypatch, capsys)
+    assert "'bo'" in err and "No closed account" not in err
+    with app.app_context(), pytest.raises(AccountError, match="patřilo účtu, který byl zrušen"):
+        accounts.sign_up("Ana", "another long password")
+
+    speak(monkeypatch, "bs")
+    capsys.readouterr()
+    assert cli.main(["release-username", " Ana "]) == 0
+    out = capsys.readouterr().out
+    assert "' Ana '" in out and "may be signed up with again" not in out
+    with app.app_context():
+        assert db.session.scalar(select(func.count()).select_from(RetiredUsername)) == 0
+        assert accounts.sign_up("Ana", "another long password").username == "Ana"
+        db.session.remove()
+    err = refused_in("ru", ["release-username", "ana"], monkeypatch, capsys)  # held again
+    assert "'ana'" in err
