@@ -70,13 +70,21 @@ def check_password(password: str, field: str = "password") -> None:
         raise AccountError([Problem(field, _("Use at most %(n)d characters.", n=MAX_PASSWORD))])
 
 
-def find(username: str) -> Account | None:
-    """The account with this username (any case), or None."""
+def _key_to_look_up(username: str) -> str | None:
+    """The key a username is looked up by, or None when no account can have it."""
     # the name's length, not its key's: a key can be three times as long
     if len(username_as_kept(username)) > MAX_USERNAME:
         return None
     key = username_key(username)
     if not key or "\x00" in key:  # PostgreSQL refuses NUL
+        return None
+    return key
+
+
+def find(username: str) -> Account | None:
+    """The account with this username (any case), or None."""
+    key = _key_to_look_up(username)
+    if key is None:
         return None
     return db.session.scalar(select(Account).where(Account.username_key == key))
 
@@ -114,7 +122,8 @@ def sign_up(username: str, password: str) -> Account:
     taken = AccountError([Problem("username", _("This username is taken; choose another."))])
     if find(name) is not None:
         raise taken
-    if db.session.get(RetiredUsername, username_key(name)) is not None:
+    key = _key_to_look_up(name)
+    if key is not None and db.session.get(RetiredUsername, key) is not None:
         raise AccountError(
             [
                 Problem(
@@ -155,9 +164,10 @@ def retire_username(account: Account) -> None:
 def release_username(username: str) -> bool:
     """Let a retired username be signed up with again (the person who runs the server, for
     someone who closed their account and comes back); whether it was retired."""
-    gone = db.session.execute(
-        delete(RetiredUsername).where(RetiredUsername.username_key == username_key(username))
-    )
+    key = _key_to_look_up(username)
+    if key is None:
+        return False
+    gone = db.session.execute(delete(RetiredUsername).where(RetiredUsername.username_key == key))
     db.session.commit()
     return bool(gone.rowcount)
 

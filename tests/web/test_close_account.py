@@ -241,3 +241,20 @@ def test_a_retired_username_travels_with_an_export(app: Flask) -> None:
         data_import.load(data_import.parse(doc, "club.json"))
         with pytest.raises(AccountError, match="belonged to an account that was closed"):
             accounts.sign_up("Reader", PASSWORD)
+
+
+def test_releasing_a_name_no_account_can_have_frees_nothing_on_either_database(
+    app: Flask,
+) -> None:
+    # what ``scorekeeper release-username`` is given reaches the database only as a name an
+    # account could have (PostgreSQL refuses a NUL; a name over 40 characters is none)
+    from scorekeeper.services import accounts
+
+    build(app)
+    client_as(app, "reader").post("/account/close", data={"password": PASSWORD})
+    with app.app_context():
+        for name in ("read\x00er", "reader" * 7, "", "   "):
+            assert accounts.release_username(name) is False
+        assert accounts.release_username(" READER ") is True
+        assert accounts.release_username("reader") is False
+    assert count(app, RetiredUsername) == 0
