@@ -21,12 +21,16 @@ def test_names_closed_before_the_migration_are_retired_and_no_other(
     app = _empty_app(tmp_path, dburi)
     with app.app_context():
         from scorekeeper.extensions import db
-        from scorekeeper.services import clubs
 
         upgrade(revision=BEFORE)
-        club = clubs.create_club("Tuesday").id
-        db.session.remove()  # its read of the new row ended: the raw writes below may begin
         now = datetime(2026, 12, 6, 20, 0, tzinfo=UTC)
+        # rows as that revision's schema holds them, written without today's services
+        clubs = sa.table(
+            "clubs",
+            *(sa.column(c) for c in ("public_id", "name", "default_rules", "visibility")),
+            sa.column("min_games", sa.Integer),
+            sa.column("created_at", sa.DateTime(timezone=True)),
+        )
         accounts = sa.table(
             "accounts",
             *(sa.column(c) for c in ("public_id", "username", "username_key", "password_hash")),
@@ -43,6 +47,12 @@ def test_names_closed_before_the_migration_are_retired_and_no_other(
             sa.column("details", sa.JSON),
         )
         with db.engine.begin() as connection:
+            connection.execute(
+                clubs.insert(),
+                {"public_id": "tuesday-id", "name": "Tuesday", "default_rules": "classic",
+                 "visibility": "public", "min_games": 3, "created_at": now},
+            )  # fmt: skip
+            club = connection.scalar(sa.text("SELECT id FROM clubs"))
             connection.execute(
                 accounts.insert(),
                 [
