@@ -18,6 +18,8 @@ changes whenever the source does.
 Compression: Flask-Compress (brotli, then gzip) for every text response of at least
 ``COMPRESS_MIN_SIZE`` bytes; the compressed bytes of a versioned static file are kept in
 memory (they never change for that URL), so each file is compressed once per encoding.
+So are the bytes of a response that stays the same for as long as the app runs (the
+service worker's script, fetched on every first visit: ``FIXED_BODIES``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import hashlib
 import logging
 import mimetypes
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +55,11 @@ mimetypes.add_type("image/svg+xml", ".svg")
 mimetypes.add_type("text/javascript", ".js")
 
 compress = Compress()
+
+#: Endpoints whose answer is the same for as long as the app runs, each with the function
+#: that makes its body (called in a request of the app): compressed once at the best
+#: level and kept, like a versioned static file (see web/pwa.py).
+FIXED_BODIES: dict[str, Callable[[], bytes]] = {}
 
 
 def content_hashes(folder: Path) -> dict[str, str]:
@@ -98,9 +106,9 @@ class StaticCompressionCache:
 
     Flask-Compress asks it for every response; keys that end in ``;`` (see
     :func:`compression_key`) are never kept, so pages are compressed afresh each time, at
-    Flask-Compress's quick levels. A versioned static file is compressed here instead, at
-    the best level (brotli 11, gzip 9), once, on its first request, and then served from
-    memory for as long as the app runs.
+    Flask-Compress's quick levels. A versioned static file, and the body of an endpoint of
+    ``FIXED_BODIES``, is compressed here instead, at the best level (brotli 11, gzip 9),
+    once, on its first request, and then served from memory for as long as the app runs.
     """
 
     def __init__(self, folder: Path, minify: bool = True) -> None:
@@ -114,8 +122,7 @@ class StaticCompressionCache:
         if not url or key in self._store:
             return self._store.get(key)
         try:
-            path = self._folder / url.removeprefix("/static/").partition("?")[0]
-            data = static_bytes(path, self._minify)
+            data = self._body(url)
         except OSError:  # removed since the app started: Flask-Compress answers the 404
             return None
         if algorithm == "br":
@@ -131,11 +138,21 @@ class StaticCompressionCache:
     def set(self, key: str, value: bytes) -> None:
         """Nothing to do: :meth:`get` keeps what it makes."""
 
+    def _body(self, url: str) -> bytes:
+        if url in FIXED_BODIES:
+            return FIXED_BODIES[url]()
+        return static_bytes(
+            self._folder / url.removeprefix("/static/").partition("?")[0], self._minify
+        )
+
 
 def compression_key(req: Request) -> str:
-    """The cache key of a versioned static file, or ``""`` (not cached) for the rest."""
+    """The cache key of a versioned static file or of a ``FIXED_BODIES`` endpoint (its
+    name), or ``""`` (not cached) for the rest."""
     if req.endpoint == "static" and _is_current(req):
         return f"{req.path}?v={req.args['v']}"
+    if req.endpoint in FIXED_BODIES:
+        return req.endpoint
     return ""
 
 

@@ -54,7 +54,7 @@ from markupsafe import Markup
 from ..engine.meld import MAX_MELD
 from ..engine.presets import PRESETS
 from . import authz, i18n
-from .assets import IMMUTABLE, static_bytes
+from .assets import FIXED_BODIES, IMMUTABLE, static_bytes
 from .meld.page import RANK_LABELS
 
 bp = Blueprint("pwa", __name__)
@@ -118,6 +118,14 @@ def service_worker() -> Response:
     version changes the script's bytes, so browsers install it again). The list itself
     is fetched by the worker when it installs (:func:`shell`): the page that registers
     the worker does not carry it."""
+    response = _revalidated(Response(worker_script(), mimetype="text/javascript"))
+    response.headers["Service-Worker-Allowed"] = "/"
+    return response
+
+
+def worker_script() -> bytes:
+    """The worker's script as :func:`service_worker` sends it: the same for as long as the
+    app runs, so its compressed bytes are made once (``assets.FIXED_BODIES``)."""
     folder = Path(current_app.static_folder or "static")
     minify = bool(current_app.config.get("STATIC_MINIFY"))
     code = static_bytes(folder / "js" / "sw.js", minify).decode("utf-8")
@@ -127,10 +135,10 @@ def service_worker() -> Response:
         "offline": config["offline"],
         "shell": url_for("pwa.shell", v=config["version"]),
     }
-    body = f"self.SCOREKEEPER = {json.dumps(head)};\n{code}"
-    response = _revalidated(Response(body, mimetype="text/javascript"))
-    response.headers["Service-Worker-Allowed"] = "/"
-    return response
+    return f"self.SCOREKEEPER = {json.dumps(head)};\n{code}".encode()
+
+
+FIXED_BODIES["pwa.service_worker"] = worker_script
 
 
 @bp.get("/sw-shell.json")

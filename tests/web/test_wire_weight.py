@@ -134,6 +134,31 @@ def test_pages_and_assets_are_sent_compressed_with_brotli_or_gzip(
     assert "Accept-Encoding" in response.headers["Vary"]
 
 
+def test_the_service_worker_is_compressed_once_at_the_best_level_and_still_revalidates(
+    client: FlaskClient,
+) -> None:
+    """Every first visit fetches /sw.js, the same bytes for as long as the app runs: it is
+    compressed as a versioned static file is (brotli 11, gzip 9), not at a page's quick
+    level, and a browser that has it still gets a 304."""
+    plain = client.get("/sw.js", headers={"Accept-Encoding": "identity"})
+    assert plain.data.startswith(b"self.SCOREKEEPER = ")
+    for encoding, best in (
+        ("br", brotli.compress(plain.data, quality=11)),
+        ("gzip", gzip.compress(plain.data, compresslevel=9, mtime=0)),
+    ):
+        for _ in range(2):  # made on the first request, kept for the next
+            response = client.get("/sw.js", headers={"Accept-Encoding": encoding})
+            assert response.headers["Content-Encoding"] == encoding
+            assert response.data == best
+            assert response.headers["Service-Worker-Allowed"] == "/"
+        etag = response.headers["ETag"]
+        again = client.get("/sw.js", headers={"Accept-Encoding": encoding, "If-None-Match": etag})
+        assert again.status_code == 304 and again.data == b""
+    assert len(brotli.compress(plain.data, quality=5)) > len(
+        brotli.compress(plain.data, quality=11)
+    )
+
+
 def test_a_body_too_small_to_gain_from_compression_is_sent_as_it_is(app: Any) -> None:
     app.add_url_rule("/tiny", "tiny", lambda: "<p>" + "tiny " * 40 + "</p>")
     response = app.test_client().get("/tiny", headers=BROWSER)
