@@ -81,10 +81,10 @@ def line_chart(
     step = plot_w / max(len(x_labels) - 1, 1)
 
     def x(i: int) -> float:
-        return round(LEFT + i * step, 1)
+        return _place(LEFT + i * step)
 
     def y(v: float) -> float:
-        return round(TOP + plot_h * (high - v) / (high - low), 1)
+        return _place(TOP + plot_h * (high - v) / (high - low))
 
     laid = []
     for label, vs in series:
@@ -101,6 +101,13 @@ def line_chart(
         x_ticks=x_ticks,
         zero_y=y(0) if low < 0 < high else None,
     )
+
+
+def _place(value: float) -> float:
+    """A coordinate to a tenth, written without ".0" when it is whole (``48``, not
+    ``48.0``: the page's weight, issue 13)."""
+    tenths = round(value, 1)
+    return int(tenths) if tenths.is_integer() else tenths
 
 
 def _short(value: float) -> str:
