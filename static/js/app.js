@@ -218,6 +218,14 @@
     var elt = event.detail.elt;
     if (elt.id === "preview" && (sent || !document.body.contains(elt))) event.detail.shouldSwap = false;
   });
+  /* A preview that got no answer (no connection) or a refusal leaves no score shown: what
+     is shown is the score of the numbers before the last change. */
+  ["htmx:sendError", "htmx:responseError"].forEach(function (type) {
+    document.addEventListener(type, function (event) {
+      if (event.detail.elt.id !== "preview") return;
+      document.querySelectorAll("#preview, #deal-scores").forEach(function (el) { el.textContent = ""; });
+    });
+  });
   document.addEventListener("submit", function (event) {
     // A plain submit (a correction) leaves the page; a stale draft of it can never match
     // again, because a saved correction bumps the deal's version.
@@ -561,8 +569,7 @@
       else if (el.name.indexOf("sides-") === 0) el.value = "";
     });
     form.querySelectorAll("details.by-counts").forEach(function (d) { d.open = false; });
-    var preview = document.getElementById("preview");
-    if (preview) preview.textContent = "";
+    form.querySelectorAll("#preview, #deal-scores").forEach(function (el) { el.textContent = ""; });
   }
 
   function keep(form, why) {
@@ -728,7 +735,8 @@
   });
   document.addEventListener("htmx:afterSettle", function (event) {
     var swapped = event.target;
-    if (swapped.closest && swapped.closest("#preview, .checklist")) return;  // not the scoreboard
+    // the live preview (its table, the checklists, the Save bar's scores): not the scoreboard
+    if (swapped.closest && swapped.closest("#deal-entry")) return;
     show(document);
   });
   document.addEventListener("DOMContentLoaded", function () {

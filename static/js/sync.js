@@ -11,6 +11,8 @@
   function fragment(html) {
     var box = element("div", "pending-version");
     box.innerHTML = html;  // our own server's page, as it rendered it
+    // not what the live preview swaps in elsewhere: the checklists and the Save bar's scores
+    box.querySelectorAll("[hx-swap-oob]").forEach(function (el) { el.remove(); });
     return box;
   }
 

@@ -179,9 +179,13 @@ def test_a_kept_deal_that_another_phone_entered_first_shows_both_and_is_never_dr
     page = phone.new_page()
     public_id = start_match(page)
     controlled(page)
-    phone.set_offline(True)
     fill_standard_deal(page)
+    expect(page.locator("#deal-scores strong")).to_have_text(["+3990", "+510"])
+    phone.set_offline(True)
     page.fill("#sides-0-melded_points", "700")  # ours: 4000 for Ann & Bob
+    # its preview gets no answer: the score of 690 is not left over Save
+    expect(page.locator("#deal-scores li")).to_have_count(0)
+    expect(page.locator("#deal-scores")).to_be_hidden()
     page.get_by_role("button", name="Save deal 1").click()
     expect(page.locator("#scoreboard .pending-deal")).to_contain_text("waiting to be sent")
 
@@ -200,6 +204,10 @@ def test_a_kept_deal_that_another_phone_entered_first_shows_both_and_is_never_dr
     expect(refused).to_contain_text("another phone entered that deal first", timeout=30_000)
     expect(refused.locator(".pending-version").first).to_contain_text("+3990")  # theirs
     expect(refused.locator(".pending-version").last).to_contain_text("+4000")  # ours
+    # ours is the preview's table only: not a second copy of what the preview swaps in
+    # elsewhere (the checklists, the Save bar's scores), which would share their ids
+    for swapped in ("checklist-0", "checklist-1", "deal-scores"):
+        expect(page.locator(f"[id={swapped}]")).to_have_count(1)
     assert stored_deals(live_server, public_id) == 1
 
     page.reload()  # still kept, still shown
@@ -482,10 +490,14 @@ def test_a_save_with_no_answer_in_time_is_kept_and_sent_again_without_a_second_d
         sync_requests: list[Any] = []  # held until the kept deal has been looked at
         page.route(re.compile(r"/static/js/sync\.js"), lambda route: sync_requests.append(route))
         fill_standard_deal(page)
+        expect(page.locator("#deal-scores strong")).to_have_text(["+3990", "+510"])
         page.get_by_role("button", name="Save deal 1").click()
 
         note = page.locator("#deal-entry .send-note")
         expect(note).to_contain_text("No answer in time: deal 1 is kept on this phone")
+        # the form is emptied for the next deal, and so are the Save bar's scores
+        expect(page.locator("#sides-0-melded_points")).to_have_value("")
+        expect(page.locator("#deal-scores li")).to_have_count(0)
         waiting = page.locator("#scoreboard .pending-deal")
         expect(waiting).to_contain_text("Deal 1 · waiting to be sent")
         expect(waiting).to_contain_text("690")

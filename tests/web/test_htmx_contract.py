@@ -186,6 +186,55 @@ def test_the_preview_refreshes_each_sides_going_out_checklist_out_of_band(
     assert side_a == ["✓ 2 clean (has 2)"]
 
 
+def _save_bar_scores(html: str) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """The Save bar's list of deal scores: its attributes, and each side's name and score."""
+    (listed,) = parse(html).find_all("ol", cls="deal-scores")
+    rows = [
+        (li.find_all("span")[0].text, li.find_all("strong")[0].text) for li in listed.find_all("li")
+    ]
+    return listed.attrs, rows
+
+
+def test_the_preview_puts_each_sides_deal_score_over_save_out_of_band(
+    client: FlaskClient,
+) -> None:
+    public_id = start_match(client)
+    # the page's bar holds an empty list, which the preview replaces
+    attrs, rows = _save_bar_scores(show(client, public_id))
+    assert (attrs["id"], rows) == ("deal-scores", [])
+    data = deal_form_data(SIDE_A_COUNTS, SIDE_B_POINTS, went_out=0)
+    html = client.post(f"/m/{public_id}/preview", data=data, headers=HX).get_data(as_text=True)
+    attrs, rows = _save_bar_scores(html)
+    assert attrs["id"] == "deal-scores" and attrs["hx-swap-oob"] == "true"
+    assert attrs["aria-label"] == "This deal"
+    assert rows == [("Ana & Boris", "+3990"), ("Cecile & Dusan", "+510")]
+    # numbers that make no deal: the list is emptied, not left with the scores before
+    data = deal_form_data({"melded_joker": 11}, {})
+    html = client.post(f"/m/{public_id}/preview", data=data, headers=HX).get_data(as_text=True)
+    attrs, rows = _save_bar_scores(html)
+    assert attrs["hx-swap-oob"] == "true" and "aria-label" not in attrs and rows == []
+
+
+def test_the_preview_without_javascript_shows_the_scores_over_save_too(
+    client: FlaskClient,
+) -> None:
+    public_id = start_match(client)
+    data = {
+        **hidden_fields(show(client, public_id)),
+        **deal_form_data(SIDE_A_COUNTS, SIDE_B_POINTS, went_out=0),
+    }
+    html = client.post(f"/m/{public_id}/preview", data=data).get_data(as_text=True)
+    attrs, rows = _save_bar_scores(html)
+    assert "hx-swap-oob" not in attrs
+    assert rows == [("Ana & Boris", "+3990"), ("Cecile & Dusan", "+510")]
+    # in the Save bar, before its button
+    (bar,) = parse(html).find_all("div", cls="save-bar")
+    assert [child.tag for child in bar.children if not isinstance(child, str)][:2] == [
+        "ol",
+        "button",
+    ]
+
+
 def test_the_preview_of_a_correction_scores_that_deal(client: FlaskClient) -> None:
     public_id = start_match(client)
     enter_deal(client, public_id, SIDE_A_COUNTS, SIDE_B_POINTS, went_out=0)
