@@ -126,14 +126,21 @@ def test_the_standard_deal_scores_3990_and_510_in_sixteen_taps(page: Any) -> Non
     assert_fits_a_phone(page)
 
 
-def test_a_deal_is_saved_with_javascript_off(no_js_page: Any) -> None:
-    page = no_js_page
-    start_match(page)
+def type_a_deal_without_javascript(page: Any) -> None:
+    """Deal 1 typed as it must be without JavaScript (no −/+, no books filled in): the
+    second side goes out with 2 clean, 2 dirty and 1 wild book and 690 on the table
+    (+3890); the first side has 40 left in hand (−40)."""
     page.check("input[name=went_out][value='1']")
     for kind, count in (("clean", "2"), ("dirty", "2"), ("wild", "1")):
         page.fill(f"#sides-1-books_{kind}", count)
     page.fill("#sides-1-melded_points", "690")
     page.fill("#sides-0-left_points", "40")
+
+
+def test_a_deal_is_saved_with_javascript_off(no_js_page: Any) -> None:
+    page = no_js_page
+    start_match(page)
+    type_a_deal_without_javascript(page)
     page.get_by_role("button", name="Save deal 1").click()
     expect(page.locator(".totals")).to_contain_text("3890")
     expect(page.locator(".totals")).to_contain_text("-40")

@@ -8,7 +8,11 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import expect
-from test_match_entry_browser import assert_fits_a_phone, start_match
+from test_match_entry_browser import (
+    assert_fits_a_phone,
+    start_match,
+    type_a_deal_without_javascript,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -171,12 +175,9 @@ def test_six_sides_stacked_name_each_score_and_keep_the_bar_low(page: Any) -> No
 def test_without_javascript_preview_the_scores_shows_them_over_save(no_js_page: Any) -> None:
     page = no_js_page
     start_match(page)
-    page.check("input[name=went_out][value='1']")
-    for kind, count in (("clean", "2"), ("dirty", "2"), ("wild", "1")):
-        page.fill(f"#sides-1-books_{kind}", count)
-    page.fill("#sides-1-melded_points", "690")
-    page.fill("#sides-0-left_points", "40")
+    type_a_deal_without_javascript(page)
     page.get_by_role("button", name="Preview the scores").click()
-    expect(scores(page)).to_have_text([preview_totals(page)[0], "+3890"])
+    expect(scores(page)).to_have_text(["−40", "+3890"])
+    assert preview_totals(page) == ["−40", "+3890"]
     expect(page.locator("#sides-1-melded_points")).to_have_value("690")  # kept to be saved
     assert_fits_a_phone(page)
