@@ -218,14 +218,6 @@
     var elt = event.detail.elt;
     if (elt.id === "preview" && (sent || !document.body.contains(elt))) event.detail.shouldSwap = false;
   });
-  /* A preview that got no answer (no connection) or a refusal leaves no score shown: what
-     is shown is the score of the numbers before the last change. */
-  ["htmx:sendError", "htmx:responseError"].forEach(function (type) {
-    document.addEventListener(type, function (event) {
-      if (event.detail.elt.id !== "preview") return;
-      document.querySelectorAll("#preview, #deal-scores").forEach(function (el) { el.textContent = ""; });
-    });
-  });
   document.addEventListener("submit", function (event) {
     // A plain submit (a correction) leaves the page; a stale draft of it can never match
     // again, because a saved correction bumps the deal's version.
@@ -569,8 +561,20 @@
       else if (el.name.indexOf("sides-") === 0) el.value = "";
     });
     form.querySelectorAll("details.by-counts").forEach(function (d) { d.open = false; });
-    form.querySelectorAll("#preview, #deal-scores").forEach(function (el) { el.textContent = ""; });
+    unscored();
   }
+
+  /* No deal score shown (the preview, the Save bar's line): the form was emptied, or a
+     preview got no answer (no connection) or a refusal, and the score shown would be that
+     of the numbers before the last change. */
+  function unscored() {
+    document.querySelectorAll("#preview, #deal-scores").forEach(function (el) { el.textContent = ""; });
+  }
+  ["htmx:sendError", "htmx:responseError"].forEach(function (type) {
+    document.addEventListener(type, function (event) {
+      if (event.detail.elt.id === "preview") unscored();
+    });
+  });
 
   function keep(form, why) {
     var data = new FormData(form);
