@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,9 @@ SCREENSHOTS = Path(
         "SCOREKEEPER_SCREENSHOTS", Path(__file__).resolve().parents[2] / "build" / "screenshots"
     )
 )
+
+#: Six sides of one player each, the most a match has.
+SIX_SIDES = "1%2B1%2B1%2B1%2B1%2B1"
 
 #: Adds up every vertical scroll of the page from now on, whatever moved it.
 COUNT_SCROLLING = """
@@ -46,10 +50,16 @@ SMALL_TARGETS = """
 """
 
 
-def start_match(page: Any) -> None:
-    page.goto("/matches/new?rules=classic&layout=2%2B2")
-    for i, name in enumerate(["Ann", "Bob", "Cy", "Di"]):
-        page.fill(f"#side_{i // 2}_player_{i % 2}", name)
+def start_match(
+    page: Any, layout: str = "2%2B2", names: Sequence[str] = ("Ann", "Bob", "Cy", "Di")
+) -> None:
+    """A classic match of ``layout`` (players a side, "%2B" between sides), its players
+    named in seat order (side 1's, then side 2's...), open at deal 1."""
+    page.goto(f"/matches/new?rules=classic&layout={layout}")
+    seats = page.locator("input[id^=side_][id*=_player_]")
+    expect(seats).to_have_count(len(names))
+    for i, name in enumerate(names):
+        seats.nth(i).fill(name)
     page.get_by_role("button", name="Start the match").click()
     expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
 
@@ -228,12 +238,7 @@ def test_names_of_forty_letters_without_a_space_still_fit_a_phone(page: Any) -> 
     went-out choices, the deals' table and the chart's legend it breaks where it must, and
     the page never scrolls sideways. After a save the next sheet comes into view below the
     totals, however tall the names make them, and Save stays at the bottom of the screen."""
-    page.goto("/matches/new?rules=classic&layout=2%2B2")
-    long = ["W" * 40, "Bob", "Cy", "M" * 40]
-    for i, name in enumerate(long):
-        page.fill(f"#side_{i // 2}_player_{i % 2}", name)
-    page.get_by_role("button", name="Start the match").click()
-    expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
+    start_match(page, "2%2B2", ["W" * 40, "Bob", "Cy", "M" * 40])
     expect(page.locator(".deal-status")).to_contain_text("W" * 40)  # deal 1's dealer
     assert_fits_a_phone(page)
     for number in (1, 2):
@@ -251,11 +256,7 @@ def test_names_of_forty_letters_without_a_space_still_fit_a_phone(page: Any) -> 
 def test_six_players_of_forty_letters_fit_a_phone(page: Any) -> None:
     """Six sides are stacked on a phone, each cell naming its side beside its control: a
     one-word name of 40 letters breaks there too."""
-    page.goto("/matches/new?rules=classic&layout=1%2B1%2B1%2B1%2B1%2B1")
-    for i, letter in enumerate("WMQGHN"):
-        page.fill(f"#side_{i}_player_0", letter * 40)
-    page.get_by_role("button", name="Start the match").click()
-    expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
+    start_match(page, SIX_SIDES, [letter * 40 for letter in "WMQGHN"])
     expect(page.locator(".cell-side").first).to_be_visible()  # stacked, not in columns
     assert_fits_a_phone(page)
     # the went-out choices: the name breaks, the radio beside it keeps its size
@@ -268,11 +269,7 @@ def test_six_players_at_twice_the_text_size_keep_the_sheet_in_sight(page: Any) -
     """Text at 200 %: six sides' sticky totals stood 919 px high on an 844 px screen and
     hid every field of the sheet under them. They are at most 45 % of the screen now,
     scrolled within, so the field a Tab reaches is in sight."""
-    page.goto("/matches/new?rules=classic&layout=1%2B1%2B1%2B1%2B1%2B1")
-    for i, name in enumerate(["Ann", "Bob", "Cy", "Di", "Ed", "Flo"]):
-        page.fill(f"#side_{i}_player_0", name)
-    page.get_by_role("button", name="Start the match").click()
-    expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
+    start_match(page, SIX_SIDES, ["Ann", "Bob", "Cy", "Di", "Ed", "Flo"])
     page.evaluate("document.documentElement.style.fontSize = '200%'")
     board = page.locator("#scoreboard").bounding_box()
     assert board["height"] <= 0.45 * 844 + 1, board
@@ -320,11 +317,7 @@ def test_the_live_score_names_each_side_whole_on_a_narrow_phone(page: Any) -> No
     score was whose. A head breaks between words now, and the page still fits."""
     names = ["Ann Baker", "Ann Brown", "Ann Carter"]
     page.set_viewport_size({"width": 360, "height": 740})
-    page.goto("/matches/new?rules=classic&layout=1%2B1%2B1")
-    for i, name in enumerate(names):
-        page.fill(f"#side_{i}_player_0", name)
-    page.get_by_role("button", name="Start the match").click()
-    expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
+    start_match(page, "1%2B1%2B1", names)
     page.fill("#sides-0-melded_points", "120")
     expect(page.locator("#preview tfoot")).to_contain_text("+120")
     heads = page.locator("#preview thead th[scope=col]")
@@ -345,12 +338,7 @@ def test_long_names_keep_their_words_whole(page: Any, layout: str, names: list[s
     """Real long names on the scoreboard, in the went-out choices and as the deals' column
     heads break between words: a choice whose name has a long word takes a line of its own,
     and three columns on a phone name their sides a little smaller."""
-    page.goto(f"/matches/new?rules=classic&layout={layout}")
-    seats = page.locator("input[id^=side_][id*=_player_]")
-    for i, name in enumerate(names):
-        seats.nth(i).fill(name)
-    page.get_by_role("button", name="Start the match").click()
-    expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
+    start_match(page, layout, names)
     for number in (1, 2):
         page.wait_for_load_state("load")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390

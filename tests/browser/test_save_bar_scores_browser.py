@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 from test_match_entry_browser import (
+    SIX_SIDES,
     assert_fits_a_phone,
     start_match,
     type_a_deal_without_javascript,
@@ -29,16 +30,6 @@ def scores(page: Any) -> Any:
 
 def preview_totals(page: Any) -> list[str]:
     return page.locator("#preview tfoot td").all_inner_texts()
-
-
-def start(page: Any, layout: str, names: list[str]) -> None:
-    page.goto(f"/matches/new?rules=classic&layout={layout}")
-    per_side = [int(n) for n in layout.split("%2B")]
-    seats = [(s, p) for s, size in enumerate(per_side) for p in range(size)]
-    for (side, player), name in zip(seats, names, strict=True):
-        page.fill(f"#side_{side}_player_{player}", name)
-    page.get_by_role("button", name="Start the match").click()
-    expect(page.get_by_role("heading", name="Enter deal 1")).to_be_visible()
 
 
 def test_the_standard_deal_s_scores_stand_over_save_as_its_last_number_is_typed(
@@ -144,7 +135,7 @@ def test_a_preview_with_no_answer_leaves_no_score_of_the_numbers_before(page: An
 
 def test_three_sides_on_a_small_phone_each_score_in_its_column(page: Any) -> None:
     page.set_viewport_size({"width": 360, "height": 740})
-    start(page, "1%2B1%2B1", ["Bartholomew", "Evangelina", "Kimberley"])
+    start_match(page, "1%2B1%2B1", ["Bartholomew", "Evangelina", "Kimberley"])
     page.fill("#sides-0-melded_points", "1235")
     page.fill("#sides-2-left_points", "1230")
     expect(scores(page)).to_have_text(["+1235", "0", "−1230"])
@@ -162,7 +153,7 @@ def test_three_sides_on_a_small_phone_each_score_in_its_column(page: Any) -> Non
 def test_six_sides_stacked_name_each_score_and_keep_the_bar_low(page: Any) -> None:
     """Six sides do not fit as columns on a phone: each score is named, several to a
     line, and the bar stays well under half the screen."""
-    start(page, "1%2B1%2B1%2B1%2B1%2B1", ["Ann", "Bob", "Cy", "Di", "Ed", "Flo"])
+    start_match(page, SIX_SIDES, ["Ann", "Bob", "Cy", "Di", "Ed", "Flo"])
     page.fill("#sides-3-melded_points", "55")
     expect(page.locator("#deal-scores li")).to_have_text(
         ["Ann 0", "Bob 0", "Cy 0", "Di +55", "Ed 0", "Flo 0"]
